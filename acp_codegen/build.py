@@ -1,0 +1,409 @@
+"""Stage 2, build: turn a loaded schema into the typed IR (`ir.Module`).
+
+Takes a `LoadedSchema` and a root selection, returns a frozen `Module`. This is
+the only stage that interprets schema idioms (through `idioms`): tagged unions
+written with ``anyOf``/``oneOf`` and ``properties.<tag>.const``, open
+fallbacks detected by "has no const", the two nullable spellings, untagged
+default variants, ``x-deserialize-*`` flags and our ``x-acp-*`` annotations.
+All names come from `naming`; two schema nodes that would get the same Python
+name are a `SchemaError` naming both pointers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any, Literal
+
+from . import idioms, ir, naming
+from .errors import SchemaError, join_pointer
+from .load import REF_PREFIX, LoadedSchema, iter_refs
+from .unions import UnionBuilder
+
+UPDATE_METHOD = "session/update"
+MethodKind = Literal["request", "response", "notification", "params"]
+ANNOTATION_PREFIX = "x-acp-"
+
+
+def select_roots(loaded: LoadedSchema, roots: tuple[str, ...], take_all: bool) -> list[str]:
+    """The def names to generate, before closing over references."""
+    if take_all:
+        return sorted(loaded.defs)
+    selected = [name for name, schema in loaded.defs.items()
+                if isinstance(schema, dict) and schema.get("x-method") == UPDATE_METHOD]
+    if not selected and not roots:
+        raise SchemaError(
+            f"no definition has x-method {UPDATE_METHOD!r}; name one with --root or use --all",
+            "/$defs", loaded.source)
+    for name in roots:
+        if name not in loaded.defs:
+            raise SchemaError(f"--root {name!r} is not a definition", "/$defs", loaded.source)
+    return sorted(set(selected) | set(roots))
+
+
+def closure(loaded: LoadedSchema, names: list[str]) -> list[str]:
+    seen: set[str] = set()
+    stack = list(names)
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for pointer, ref in iter_refs(loaded.defs[name], join_pointer("/$defs", name)):
+            stack.append(loaded.resolve(ref, pointer)[0])
+    return sorted(seen)
+
+
+def build(loaded: LoadedSchema, roots: tuple[str, ...] = (), take_all: bool = False) -> ir.Module:
+    """Build the IR for the selected definitions and everything they reference."""
+    return Builder(loaded).run(closure(loaded, select_roots(loaded, roots, take_all)))
+
+
+def annotations_of(schema: Any) -> tuple[ir.Annotation, ...]:
+    if not isinstance(schema, dict):
+        return ()
+    return tuple(ir.Annotation(k, v) for k, v in sorted(schema.items())
+                 if k.startswith(ANNOTATION_PREFIX))
+
+
+def doc_of(schema: Any) -> str:
+    if isinstance(schema, dict) and isinstance(schema.get("description"), str):
+        return schema["description"]
+    return ""
+
+
+class Builder:
+    """Walks the selected defs once and accumulates IR definitions."""
+
+    def __init__(self, loaded: LoadedSchema) -> None:
+        self.loaded = loaded
+        self.source = loaded.source
+        self.defs: dict[str, ir.Def] = {}
+        self.owners: dict[str, str] = {}
+        self.ref_counts = Counter(loaded.resolve(ref, p)[0] for p, ref in iter_refs(loaded.document))
+        self.class_names = self._def_class_names()
+        self.unions = UnionBuilder(self)
+        self.in_progress: set[str] = set()
+        self.absorbed: set[str] = set()
+
+    # -- naming ---------------------------------------------------------------------------
+    def _def_class_names(self) -> dict[str, str]:
+        names: dict[str, str] = {}
+        taken: dict[str, str] = {}
+        for def_name in sorted(self.loaded.defs):
+            py = naming.class_name(def_name)
+            pointer = join_pointer("/$defs", def_name)
+            if py in taken:
+                raise SchemaError(f"definitions {taken[py]!r} and {pointer!r} both map to class "
+                                  f"{py!r}", pointer, self.source)
+            taken[py] = pointer
+            names[def_name] = py
+        return names
+
+    def claim(self, name: str, pointer: str) -> None:
+        """Reserve a Python name for a node, or fail naming both claimants."""
+        owner = self.owners.get(name)
+        if owner is not None and owner != pointer:
+            raise SchemaError(f"name {name!r} is derived for both {owner} and {pointer}",
+                              pointer, self.source)
+        self.owners[name] = pointer
+
+    def error(self, message: str, pointer: str) -> SchemaError:
+        return SchemaError(message, pointer, self.source)
+
+    def ref_name(self, ref: Any, pointer: str) -> tuple[str, Any]:
+        name, schema = self.loaded.resolve(ref, pointer)
+        return name, schema
+
+    # -- driver ---------------------------------------------------------------------------
+    def run(self, names: list[str]) -> ir.Module:
+        self.unions.scan_nested(names)
+        for name in names:
+            self.build_def(name)
+        defs = tuple(sorted(self.defs.values(), key=lambda d: d.name))
+        methods, notification = self._methods(names)
+        update_union, update_field = self._update_union(notification)
+        title = self.loaded.document.get("title")
+        return ir.Module(
+            source=self.source, sha256=self.loaded.sha256,
+            title=title if isinstance(title, str) else "",
+            defs=defs, methods=methods, notification=notification,
+            update_union=update_union, update_field=update_field)
+
+    def build_def(self, def_name: str) -> str:
+        """Build (once) the IR def for a `$defs` entry and return its Python name."""
+        py = self.class_names[def_name]
+        if py in self.defs or def_name in self.absorbed or def_name in self.in_progress:
+            return py
+        self.in_progress.add(def_name)
+        schema = self.loaded.defs[def_name]
+        pointer = join_pointer("/$defs", def_name)
+        node = self.definition(py, schema if isinstance(schema, dict) else {}, pointer)
+        self.in_progress.discard(def_name)
+        if node is not None and def_name not in self.absorbed:
+            self.add(node)
+        return py
+
+    def add(self, node: ir.Def) -> None:
+        self.claim(node.name, node.pointer)
+        self.defs[node.name] = node
+
+    def definition(self, name: str, schema: dict[str, Any], pointer: str) -> ir.Def | None:
+        """Classify one named schema node and build its IR definition."""
+        self._check_keywords(schema, pointer)
+        doc = doc_of(schema)
+        parts = idioms.union_members(schema)
+        if parts and not _is_nullable_pair(parts[1]):
+            return self.unions.union_def(name, schema, pointer, parts)
+        if "enum" in schema and isinstance(schema["enum"], list):
+            return self.unions.closed_enum(name, schema, pointer)
+        if self._is_object(schema):
+            return self.struct(name, schema, pointer)
+        return ir.Alias(name, doc, pointer, self.type_expr(schema, pointer, name))
+
+    # -- structs --------------------------------------------------------------------------
+    def _is_object(self, schema: dict[str, Any]) -> bool:
+        if "properties" in schema:
+            return True
+        allof = schema.get("allOf")
+        if isinstance(allof, list) and len(allof) > 1:
+            return True
+        return schema.get("type") == "object" and not isinstance(
+            schema.get("additionalProperties"), dict)
+
+    def object_parts(self, schema: dict[str, Any], pointer: str, skip: frozenset[str] = frozenset(),
+                     depth: int = 0) -> tuple[list[tuple[str, Any, str]], set[str]]:
+        """Collect ``(wire, schema, pointer)`` properties and required names from an
+        object schema, its ``allOf`` parts and an early-era sibling ``$ref``."""
+        if depth > 16:
+            raise self.error("allOf/$ref chain is cyclic or too deep", pointer)
+        props: list[tuple[str, Any, str]] = []
+        required: set[str] = set()
+        own = schema.get("properties", {})
+        if not isinstance(own, dict):
+            raise self.error("properties must be an object", join_pointer(pointer, "properties"))
+        for wire, sub in own.items():
+            if wire not in skip:
+                props.append((wire, sub, join_pointer(pointer, "properties", wire)))
+        req = schema.get("required", [])
+        if not isinstance(req, list) or not all(isinstance(r, str) for r in req):
+            raise self.error("required must be a list of strings", join_pointer(pointer, "required"))
+        required.update(req)
+        inherited: list[tuple[dict[str, Any], str]] = []
+        if "$ref" in schema and ("properties" in schema or "allOf" in schema):
+            _, target = self.ref_name(schema["$ref"], join_pointer(pointer, "$ref"))
+            inherited.append((target, join_pointer(pointer, "$ref")))
+        allof = schema.get("allOf", [])
+        if not isinstance(allof, list):
+            raise self.error("allOf must be a list", join_pointer(pointer, "allOf"))
+        for index, part in enumerate(allof):
+            part_pointer = join_pointer(pointer, "allOf", index)
+            if isinstance(part, dict) and "$ref" in part:
+                _, target = self.ref_name(part["$ref"], join_pointer(part_pointer, "$ref"))
+                inherited.append((target, part_pointer))
+            elif isinstance(part, dict):
+                inherited.append((part, part_pointer))
+        for target, where in inherited:
+            if not isinstance(target, dict):
+                continue
+            sub_props, sub_req = self.object_parts(target, where, skip, depth + 1)
+            known = {p[0] for p in props}
+            props.extend(p for p in sub_props if p[0] not in known)
+            required.update(sub_req)
+        parts = idioms.union_members(schema)
+        if parts and "properties" in schema:
+            # Alternatives mixed into an object ("exactly one of these shapes") are
+            # merged as optional fields, so every alternative round-trips.
+            for index, alternative in enumerate(parts[1]):
+                if not isinstance(alternative, dict) or idioms.is_null_schema(alternative):
+                    continue
+                alt_props, _ = self.object_parts(
+                    alternative, join_pointer(pointer, parts[0], index), skip, depth + 1)
+                known = {p[0] for p in props}
+                props.extend(p for p in alt_props if p[0] not in known)
+        return props, required
+
+    def struct(self, name: str, schema: dict[str, Any], pointer: str, tag: ir.Tag | None = None,
+               extra: dict[str, Any] | None = None, doc: str | None = None,
+               body: str | None = None, fixed: tuple[ir.Field, ...] = ()) -> ir.Struct:
+        skip = frozenset({tag.field}) if tag else frozenset()
+        props, required = self.object_parts(schema, pointer, skip)
+        if extra:
+            extra_props, extra_req = self.object_parts(extra, pointer, skip)
+            known = {p[0] for p in props}
+            props = [p for p in extra_props if p[0] not in known] + props
+            required |= extra_req
+        fields = list(fixed)
+        seen = {f.attr: f.pointer for f in fields}
+        for wire, sub, where in props:
+            field = self.field(name, wire, sub, where, wire in required)
+            if field.attr in seen:
+                raise self.error(f"properties {seen[field.attr]} and {where} both map to "
+                                 f"attribute {field.attr!r}", where)
+            seen[field.attr] = where
+            fields.append(field)
+        return ir.Struct(name, doc_of(schema) if doc is None else doc, pointer, tuple(fields),
+                         tag, body)
+
+    def field(self, owner: str, wire: str, sub: Any, pointer: str, required: bool) -> ir.Field:
+        if not isinstance(sub, dict | bool):
+            raise self.error("a property must be a schema object", pointer)
+        schema = sub if isinstance(sub, dict) else {}
+        self._check_keywords(schema, pointer)
+        context = owner + naming.pascal(wire)
+        expr = self.type_expr(schema, pointer, context)
+        default: Any = schema.get("default", ir.NO_DEFAULT)
+        return ir.Field(
+            attr=naming.attribute(wire), wire=wire, type=expr, required=required,
+            doc=doc_of(schema), pointer=pointer, default=default,
+            default_on_error=schema.get("x-deserialize-default-on-error") is True and not required,
+            skip_invalid_items=schema.get("x-deserialize-skip-invalid-items") is True,
+            annotations=annotations_of(schema))
+
+    # -- type expressions -----------------------------------------------------------------
+    def type_expr(self, schema: Any, pointer: str, context: str) -> ir.TypeExpr:
+        """The type of a schema in a property or item position."""
+        if idioms.is_any_schema(schema) or schema is True:
+            return ir.Prim("any")
+        if not isinstance(schema, dict):
+            raise self.error("expected a schema object", pointer)
+        self._check_keywords(schema, pointer)
+        inner, nullable = idioms.nullable_split(schema)
+        if nullable:
+            expr = self.type_expr(inner, pointer, context)
+            return expr if isinstance(expr, ir.Nullable) or expr == ir.Prim("any") else ir.Nullable(expr)
+        if "$ref" in schema and not ("properties" in schema):
+            name, _ = self.ref_name(schema["$ref"], join_pointer(pointer, "$ref"))
+            return ir.Ref(self.build_def(name))
+        allof = schema.get("allOf")
+        if (isinstance(allof, list) and len(allof) == 1 and isinstance(allof[0], dict)
+                and "$ref" in allof[0] and "properties" not in schema):
+            name, _ = self.ref_name(allof[0]["$ref"], join_pointer(pointer, "allOf", 0, "$ref"))
+            return ir.Ref(self.build_def(name))
+        parts = idioms.union_members(schema)
+        if parts:
+            return self.unions.inline_union(schema, pointer, context, parts)
+        has_const, value = idioms.const_of(schema)
+        if has_const:
+            return self._literal([value], pointer)
+        if isinstance(schema.get("enum"), list):
+            return self._literal(schema["enum"], join_pointer(pointer, "enum"))
+        declared = schema.get("type")
+        if isinstance(declared, list):
+            return ir.UnionOf(tuple(self.type_expr({**schema, "type": t}, pointer, context)
+                                    for t in declared))
+        if declared == "array" or "items" in schema:
+            items = schema.get("items", True)
+            return ir.ListOf(self.type_expr(items, join_pointer(pointer, "items"), context + "Item"),
+                             self.constraints(schema, pointer))
+        if declared == "object" or "properties" in schema or "allOf" in schema:
+            extra = schema.get("additionalProperties")
+            if "properties" in schema or "allOf" in schema:
+                name = naming.class_name(context)
+                if name not in self.defs:
+                    self.claim(name, pointer)
+                    self.add(self.struct(name, schema, pointer))
+                return ir.Ref(name)
+            if isinstance(extra, dict):
+                return ir.MapOf(self.type_expr(extra, join_pointer(pointer, "additionalProperties"),
+                                               context + "Value"))
+            return ir.MapOf(ir.Prim("any"))
+        kind = {"string": "str", "integer": "int", "number": "float", "boolean": "bool",
+                "null": "null"}.get(declared if isinstance(declared, str) else "")
+        if kind is None:
+            if declared is None:
+                return ir.Prim("any")
+            raise self.error(f"unsupported type {declared!r}", join_pointer(pointer, "type"))
+        fmt = schema.get("format")
+        enc = schema.get("contentEncoding")
+        return ir.Prim(kind, fmt if isinstance(fmt, str) else None,  # type: ignore[arg-type]
+                       self.constraints(schema, pointer), enc if isinstance(enc, str) else None)
+
+    def _literal(self, values: list[Any], pointer: str) -> ir.TypeExpr:
+        if not values:
+            raise self.error("enum must not be empty", pointer)
+        out: list[str | int | bool] = []
+        has_null = False
+        for value in values:
+            if value is None:
+                has_null = True
+            elif isinstance(value, str | int | bool) and not isinstance(value, float):
+                out.append(value)
+            else:
+                raise self.error(f"unsupported constant {value!r}", pointer)
+        expr = ir.LiteralOf(tuple(out))
+        return ir.Nullable(expr) if has_null and out else (ir.Prim("null") if has_null else expr)
+
+    def constraints(self, schema: dict[str, Any], pointer: str) -> ir.Constraints:
+        values: dict[str, Any] = {}
+        for key, attr in (("minimum", "minimum"), ("maximum", "maximum"),
+                          ("minLength", "min_length"), ("minItems", "min_items"),
+                          ("pattern", "pattern")):
+            if key not in schema:
+                continue
+            value = schema[key]
+            ok = isinstance(value, str) if key == "pattern" else (
+                isinstance(value, int | float) and not isinstance(value, bool))
+            if key == "pattern" and ok:
+                try:
+                    re.compile(value)
+                except re.error as exc:
+                    raise self.error(f"invalid pattern: {exc}", join_pointer(pointer, key)) from None
+            if not ok:
+                raise self.error(f"{key} has an invalid value {value!r}", join_pointer(pointer, key))
+            values[attr] = value
+        return ir.Constraints(**values)
+
+    def _check_keywords(self, schema: dict[str, Any], pointer: str) -> None:
+        for keyword in idioms.UNSUPPORTED_KEYWORDS:
+            if keyword in schema:
+                raise self.error(f"unsupported keyword {keyword!r}", join_pointer(pointer, keyword))
+
+    # -- methods --------------------------------------------------------------------------
+    def _methods(self, names: list[str]) -> tuple[tuple[ir.Method, ...], str | None]:
+        by_method: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+        for def_name in names:
+            schema = self.loaded.defs[def_name]
+            if isinstance(schema, dict) and isinstance(schema.get("x-method"), str):
+                by_method.setdefault(schema["x-method"], []).append((def_name, schema))
+        methods: list[ir.Method] = []
+        notification = None
+        for method, entries in sorted(by_method.items()):
+            for def_name, schema in entries:
+                side = schema.get("x-side")
+                kind = _method_kind(def_name, len(entries))
+                py = self.class_names[def_name]
+                methods.append(ir.Method(method, side if isinstance(side, str) else "", kind, py))
+                if method == UPDATE_METHOD and kind == "notification" and py in self.defs:
+                    notification = py
+        return tuple(methods), notification
+
+    def _update_union(self, notification: str | None) -> tuple[str | None, str | None]:
+        if notification is None:
+            return None, None
+        node = self.defs[notification]
+        if isinstance(node, ir.TaggedUnion):
+            return notification, None
+        if isinstance(node, ir.Struct):
+            for field in node.fields:
+                target = field.type
+                if isinstance(target, ir.Ref) and isinstance(self.defs.get(target.name),
+                                                             ir.TaggedUnion):
+                    return target.name, field.attr
+        return None, None
+
+
+def _is_nullable_pair(members: list[Any]) -> bool:
+    return len(members) == 2 and any(idioms.is_null_schema(m) for m in members)
+
+
+def _method_kind(def_name: str, count: int) -> MethodKind:
+    if count == 1:
+        return "notification"
+    words = naming.words(def_name)
+    if words and words[-1] == "Response":
+        return "response"
+    return "request"
+
+
+__all__ = ["build", "closure", "select_roots", "REF_PREFIX"]

@@ -1,0 +1,37 @@
+"""Errors shared by every pipeline stage.
+
+A `SchemaError` is the one error type a stage raises for bad input. It carries a
+human message and the JSON pointer (RFC 6901) of the schema node at fault, so the
+CLI can print a single line such as
+``error at schema.json#/$defs/SessionUpdate/anyOf/3: variant has no const "sessionUpdate"``.
+"""
+
+from __future__ import annotations
+
+
+class SchemaError(Exception):
+    """Bad input found while loading or building a schema."""
+
+    def __init__(self, message: str, pointer: str = "", source: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.pointer = pointer
+        self.source = source
+
+    def __str__(self) -> str:
+        where = f"{self.source}#{self.pointer}" if self.source or self.pointer else ""
+        return f"error at {where}: {self.message}" if where else f"error: {self.message}"
+
+
+class UsageError(Exception):
+    """A bad command-line argument or project configuration entry."""
+
+
+def escape_pointer_token(token: str) -> str:
+    """Escape one reference token for use in a JSON pointer."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def join_pointer(base: str, *tokens: str | int) -> str:
+    """Append reference tokens to a JSON pointer."""
+    return base + "".join("/" + escape_pointer_token(str(t)) for t in tokens)

@@ -1,0 +1,168 @@
+"""Stage 1, load: read a schema file and check its outer shape.
+
+Takes a path (or raw bytes) and returns a `LoadedSchema`: the parsed document,
+its `$defs`, and the sha256 of the exact bytes read. Nothing is interpreted here
+beyond what every later stage relies on: the file is UTF-8 JSON, the root is an
+object, definitions sit under `$defs`, and `$ref`s are local `#/$defs/<Name>`
+pointers that resolve. Every failure is a `SchemaError` with a JSON pointer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import SchemaError, join_pointer
+
+#: Refuse inputs larger than this; the biggest published schema is ~0.5 MB.
+MAX_SCHEMA_BYTES = 16 * 1024 * 1024
+#: Refuse schemas nested deeper than this (the published ones stay under 20).
+MAX_DEPTH = 64
+REF_PREFIX = "#/$defs/"
+
+
+@dataclass(frozen=True)
+class LoadedSchema:
+    """A parsed schema document and where it came from."""
+
+    source: str
+    sha256: str
+    document: dict[str, Any]
+    defs: dict[str, Any]
+
+    def resolve(self, ref: object, pointer: str) -> tuple[str, Any]:
+        """Return ``(name, schema)`` for a `$ref` value found at `pointer`."""
+        if not isinstance(ref, str):
+            raise SchemaError("$ref must be a string", pointer, self.source)
+        if not ref.startswith(REF_PREFIX):
+            raise SchemaError(
+                f"unsupported $ref {ref!r}: only local '#/$defs/<Name>' refs are understood",
+                pointer,
+                self.source,
+            )
+        name = ref[len(REF_PREFIX) :].replace("~1", "/").replace("~0", "~")
+        if name not in self.defs:
+            raise SchemaError(f"$ref {ref!r} resolves to nothing", pointer, self.source)
+        return name, self.defs[name]
+
+
+def _reject_constant(token: str) -> float:
+    raise ValueError(f"non-standard JSON number {token}")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate object key {key!r}")
+        out[key] = value
+    return out
+
+
+def load_bytes(raw: bytes, source: str) -> LoadedSchema:
+    """Parse and check schema bytes; `source` names the input in errors."""
+    if len(raw) > MAX_SCHEMA_BYTES:
+        raise SchemaError(
+            f"schema is {len(raw):,} bytes, over the {MAX_SCHEMA_BYTES:,}-byte limit", "", source
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SchemaError(f"not UTF-8 text (byte {exc.start})", "", source) from None
+    try:
+        document = json.loads(
+            text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates
+        )
+    except json.JSONDecodeError as exc:
+        raise SchemaError(
+            f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", "", source
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        message = str(exc) if isinstance(exc, ValueError) else "nesting too deep"
+        raise SchemaError(f"not valid JSON: {message}", "", source) from None
+    if not isinstance(document, dict):
+        raise SchemaError(
+            f"the schema root must be a JSON object, not {type(document).__name__}", "", source
+        )
+    _check_depth(document, source)
+    defs = document.get("$defs")
+    if defs is None:
+        where = " (found 'definitions', which is not supported)" if "definitions" in document else ""
+        raise SchemaError(f"the schema has no $defs{where}", "", source)
+    if not isinstance(defs, dict):
+        raise SchemaError("$defs must be an object", "/$defs", source)
+    for name, schema in defs.items():
+        if not isinstance(schema, dict | bool):
+            raise SchemaError("a definition must be a schema object", join_pointer("/$defs", name), source)
+    loaded = LoadedSchema(source, hashlib.sha256(raw).hexdigest(), document, defs)
+    for pointer, ref in iter_refs(document):
+        loaded.resolve(ref, pointer)
+    return loaded
+
+
+def load_path(path: Path) -> LoadedSchema:
+    """Read a schema file; a missing or unreadable file is a `SchemaError`."""
+    try:
+        if path.is_dir():
+            raise SchemaError("is a directory, not a schema file", "", str(path))
+        size = path.stat().st_size
+        if size > MAX_SCHEMA_BYTES:
+            raise SchemaError(
+                f"schema is {size:,} bytes, over the {MAX_SCHEMA_BYTES:,}-byte limit", "", str(path)
+            )
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SchemaError(f"cannot read schema: {exc.strerror}", "", str(path)) from None
+    return load_bytes(raw, str(path))
+
+
+def _check_depth(document: Any, source: str) -> None:
+    stack: list[tuple[Any, int, str]] = [(document, 0, "")]
+    while stack:
+        node, depth, pointer = stack.pop()
+        if depth > MAX_DEPTH:
+            raise SchemaError(f"schema nests deeper than {MAX_DEPTH} levels", pointer, source)
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1, join_pointer(pointer, k)) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1, join_pointer(pointer, i)) for i, v in enumerate(node))
+
+
+_SCHEMA_MAPS = ("properties", "$defs")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf")
+_SCHEMA_SINGLE = ("items", "not", "additionalProperties", "unevaluatedProperties")
+
+
+def iter_refs(node: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
+    """Yield ``(pointer, ref)`` for every `$ref` in schema positions.
+
+    Walks only keywords that hold subschemas, so a property that happens to be
+    named ``$ref`` or ``properties`` is never mistaken for a keyword.
+    """
+    if not isinstance(node, dict):
+        return
+    if "$ref" in node:
+        yield join_pointer(pointer, "$ref"), node["$ref"]
+    for key in _SCHEMA_MAPS:
+        value = node.get(key)
+        if isinstance(value, dict):
+            for name, sub in value.items():
+                yield from iter_refs(sub, join_pointer(pointer, key, name))
+    for key in _SCHEMA_LISTS:
+        value = node.get(key)
+        if isinstance(value, list):
+            for index, sub in enumerate(value):
+                yield from iter_refs(sub, join_pointer(pointer, key, index))
+    for key in _SCHEMA_SINGLE:
+        if key in node:
+            yield from iter_refs(node[key], join_pointer(pointer, key))
+
+
+def is_finite_number(value: object) -> bool:
+    """True for JSON numbers (bool excluded) that are finite."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

@@ -1,0 +1,133 @@
+"""Naming: the one place where schema words become Python names.
+
+Every function here is pure and total over strings; the build stage calls them
+and stores the results in the IR so templates never compute a name. Nothing is
+looked up in a hand-kept table: names come from def names, tag values, property
+wire names and enum values by fixed rules, and the only word lists are the ones
+Python itself publishes (`keyword.kwlist`, `dir(builtins)`).
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import re
+
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_NON_IDENT = re.compile(r"[^0-9A-Za-z_]")
+
+#: Names a generated class must not take: Python keywords and builtins.
+RESERVED_CLASS_NAMES = frozenset(keyword.kwlist) | frozenset(
+    name for name in dir(builtins) if not name.startswith("_")
+)
+
+
+def words(text: str) -> list[str]:
+    """Split camelCase, PascalCase, snake_case, kebab-case and spaced text into words."""
+    return _WORD.findall(text)
+
+
+def snake(text: str) -> str:
+    """``toolCallId`` -> ``tool_call_id``; ``HTTPHeader`` -> ``http_header``."""
+    return "_".join(word.lower() for word in words(text))
+
+
+def pascal(text: str) -> str:
+    """``agent_message_chunk`` -> ``AgentMessageChunk``; ``date-time`` -> ``DateTime``."""
+    return "".join(word[:1].upper() + word[1:] for word in words(text))
+
+
+def constant(text: str) -> str:
+    """An UPPER_SNAKE constant for an enum value or title; never empty, never digit-first."""
+    name = "_".join(word.upper() for word in words(text))
+    if not name:
+        return "EMPTY"
+    return f"V_{name}" if name[0].isdigit() else name
+
+
+def attribute(wire_name: str) -> str:
+    """The snake_case attribute for a property's wire name.
+
+    ``_meta`` -> ``meta``; a keyword gets a trailing underscore (``from`` ->
+    ``from_``); characters that cannot appear in an identifier split words; a
+    name that would start with a digit gets a ``field_`` prefix.
+    """
+    name = snake(_NON_IDENT.sub(" ", wire_name))
+    if not name:
+        name = "field"
+    if name[0].isdigit():
+        name = "field_" + name
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name):
+        name += "_"
+    return name
+
+
+def class_name(def_name: str) -> str:
+    """The class name for a `$defs` entry: kept when it is a valid, unreserved identifier."""
+    name = def_name if def_name.isidentifier() else pascal(_NON_IDENT.sub(" ", def_name))
+    if not name:
+        name = "Model"
+    if name[0].isdigit():
+        name = "Model" + name
+    name = name.lstrip("_") or "Model"
+    if name in RESERVED_CLASS_NAMES:
+        name += "_"
+    return name
+
+
+def variant_class_name(tag: str, union: str, body: str | None, body_shared: bool) -> str:
+    """Name the class of a tagged-union variant from its tag and its body.
+
+    - A body def whose name already contains the tag's words names the variant
+      (``text`` + ``TextContent`` -> ``TextContent``), unless the body is used
+      elsewhere too, in which case the tag and union are combined
+      (``tool_call_update`` in ``SessionUpdate`` -> ``ToolCallUpdateSessionUpdate``).
+    - Otherwise the tag names it when its last word matches the union's or the
+      body's last word (``agent_message_chunk`` + ``ContentChunk`` ->
+      ``AgentMessageChunk``), and the tag plus the union name otherwise
+      (``add`` in ``DiffChange`` -> ``AddDiffChange``).
+    """
+    tag_name = pascal(tag) or "Empty"
+    if body is not None and tag_name in body:
+        return class_name(tag_name + union if body_shared else body)
+    tag_last = words(tag_name)[-1:]
+    related = words(union)[-1:] + (words(body)[-1:] if body else [])
+    if tag_last and tag_last[0] in related:
+        return class_name(tag_name)
+    return class_name(tag_name + union)
+
+
+def unknown_class_name(union: str) -> str:
+    """``SessionUpdate`` -> ``UnknownSessionUpdate``."""
+    return "Unknown" + union
+
+
+def variants_table_name(union: str) -> str:
+    """``SessionUpdate`` -> ``SESSION_UPDATE_VARIANTS``."""
+    return constant(union) + "_VARIANTS"
+
+
+def handler_method(tag: str) -> str:
+    """``agent_message_chunk`` -> ``on_agent_message_chunk``."""
+    return "on_" + (attribute(tag).rstrip("_") or "empty")
+
+
+def module_name(package: str) -> str:
+    """The last component of a dotted package name."""
+    return package.rsplit(".", 1)[-1]
+
+
+def _natural(text: str) -> tuple[tuple[int, int | str], ...]:
+    return tuple((0, int(part)) if part.isdigit() else (1, part)
+                 for part in re.split(r"(\d+)", text) if part)
+
+
+def isort_key(name: str) -> tuple[int, tuple[tuple[int, int | str], ...]]:
+    """Sort key matching ruff's isort/``__all__`` order: CONSTANTS, Classes, others."""
+    group = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    return group, _natural(name)
+
+
+def import_key(name: str) -> tuple[int, tuple[tuple[int, int | str], ...], str]:
+    """Sort key matching ruff's isort order for imported names (case-insensitive)."""
+    return isort_key(name)[0], _natural(name.lower()), name

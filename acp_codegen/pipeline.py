@@ -1,0 +1,114 @@
+"""The whole pipeline as one call: schema path -> formatted files.
+
+load -> build -> lower_msgspec -> render -> format. `emit` is left to the
+caller, which either writes the files or diffs them against disk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import build, ir, load, lower_msgspec, naming, render
+from .errors import SchemaError, UsageError
+from .format import format_sources
+
+TEMPLATES = {
+    "__init__.py": "__init__.py.j2",
+    "models.py": "models.py.j2",
+    "dispatch.py": "dispatch.py.j2",
+    "codec.py": "codec.py.j2",
+}
+PUBLIC_RUNTIME = ("UNSET", "DecodeError", "UnsetType")
+
+
+@dataclass(frozen=True)
+class Job:
+    """One generation job: which schema, where to, and what to include."""
+
+    schema: Path
+    out: Path
+    package: str
+    roots: tuple[str, ...] = ()
+    take_all: bool = False
+    target: str = "msgspec"
+    #: The command recorded in file headers; defaults to the equivalent CLI call.
+    command: str = ""
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def regenerate_command(self) -> str:
+        if self.command:
+            return self.command
+        parts = ["acp-codegen generate", f"--schema {self.schema.as_posix()}",
+                 f"--out {self.out.as_posix()}", f"--package {self.package}"]
+        parts += [f"--root {r}" for r in self.roots]
+        if self.take_all:
+            parts.append("--all")
+        return " ".join(parts)
+
+
+def check_package_name(package: str) -> None:
+    if not package or not all(part.isidentifier() for part in package.split(".")):
+        raise UsageError(f"--package {package!r} is not a dotted Python package name")
+
+
+def build_module(job: Job) -> ir.Module:
+    loaded = load.load_path(job.schema)
+    return build.build(loaded, job.roots, job.take_all)
+
+
+def generate(job: Job) -> dict[str, str]:
+    """Run every stage but emit; returns relative path -> file text."""
+    check_package_name(job.package)
+    if job.target != "msgspec":
+        raise UsageError(f"unknown target {job.target!r} (available: msgspec)")
+    module = build_module(job)
+    view = lower_msgspec.lower(module)
+    provenance = render.Provenance(job.schema.name, module.sha256, job.regenerate_command())
+    codec_names = ["DecodeError", "decode", "encode"]
+    if view.update_union:
+        codec_names.append("decode_update")
+    if view.notification:
+        codec_names.append("decode_notification")
+    dispatch_names = sorted([t.name for t in view.tables] + ["METHODS"]
+                            + ([view.handler, "dispatch"] if view.handler else []))
+    all_names = sorted(set(view.model_names) | set(codec_names) | set(dispatch_names)
+                       | set(PUBLIC_RUNTIME), key=naming.isort_key)
+    imports = sorted(_dispatch_imports(view), key=naming.import_key)
+    dispatch_names.sort(key=naming.isort_key)
+    codec_names.sort(key=naming.isort_key)
+    context = {
+        "model_imports": sorted(view.model_names, key=naming.import_key),
+        "dispatch_imports": sorted(dispatch_names, key=naming.import_key),
+        "codec_imports": sorted((n for n in codec_names if n != "DecodeError"),
+                                key=naming.import_key),
+        "codec_models": sorted({n for n in (view.update_union, view.notification) if n},
+                               key=naming.import_key),
+        "view": view, "provenance": provenance, "title": module.title or "ACP bindings",
+        "codec_names": codec_names, "dispatch_names": dispatch_names,
+        "all_names": all_names, "imports": imports,
+    }
+    files = render.render(TEMPLATES, context)
+    header = render.environment().get_template("header.j2").render(provenance=provenance)
+    files["_runtime.py"] = header + render.runtime_source()
+    files["py.typed"] = ""
+    try:
+        return format_sources(files)
+    except SchemaError:
+        raise
+
+
+def _dispatch_imports(view: lower_msgspec.View) -> set[str]:
+    names: set[str] = set()
+    for table in view.tables:
+        for _, cls in table.rows:
+            names.update(n.strip() for n in cls.strip("(),").split(",") if n.strip())
+    for cls, _ in view.dispatch_rows:
+        names.add(cls)
+    for h in view.handlers:
+        names.add(h.annotation)
+    for m in view.methods:
+        names.update(n for n in (m.params, m.result) if n != "None")
+    if view.handler_union:
+        names.add(view.handler_union)
+    return names

@@ -1,0 +1,86 @@
+"""Stage 4, render: fill the jinja2 templates from a target view.
+
+Takes the `View` made by a target's lowering step and returns a mapping of
+relative file paths to source text. The environment is strict: a missing value
+is an error (`StrictUndefined`), never an empty string. Schema text reaches the
+output only through the `docstring` and `pystr` filters, which turn any string
+into inert Python string-literal data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import jinja2
+
+from . import __version__
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What each generated file's header records."""
+
+    schema_name: str
+    sha256: str
+    command: str
+    version: str = __version__
+
+
+def pystr(text: str) -> str:
+    """A Python string literal holding `text` exactly."""
+    return repr(text)
+
+
+def _escape_char(ch: str) -> str:
+    if ch in "\n\t " or ch.isprintable():
+        return ch
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def docstring(text: str, indent: str = "    ") -> str:
+    """A triple-quoted docstring holding `text`; nothing in it can end the literal."""
+    body = text.strip().replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    body = "".join(_escape_char(ch) for ch in body.replace("\r\n", "\n").replace("\r", "\n"))
+    body = "\n".join(line.rstrip() for line in body.split("\n"))
+    if body.endswith('"'):
+        body = body[:-1] + '\\"'
+    if "\n" in body:
+        body = body.replace("\n", "\n" + indent).replace("\n" + indent + "\n", "\n\n")
+        body = body + "\n" + indent
+    return f'"""{body}"""'
+
+
+def comment(text: str) -> str:
+    """Schema text as a ``#`` comment block, one line per input line."""
+    lines = text.strip().replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\n".join(("# " + "".join(_escape_char(c) for c in line)).rstrip() for line in lines)
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("acp_codegen", "templates"),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters["docstring"] = docstring
+    env.filters["pystr"] = pystr
+    env.filters["comment"] = comment
+    return env
+
+
+def runtime_source() -> str:
+    return resources.files("acp_codegen").joinpath("runtime/_runtime.py").read_text("utf-8")
+
+
+def render(templates: dict[str, str], context: dict[str, Any]) -> dict[str, str]:
+    """Render each ``output path -> template name`` pair with one shared context."""
+    env = environment()
+    return {path: env.get_template(name).render(**context) for path, name in templates.items()}
