@@ -29,12 +29,17 @@ def select_roots(loaded: LoadedSchema, roots: tuple[str, ...], take_all: bool) -
     """The def names to generate, before closing over references."""
     if take_all:
         return sorted(loaded.defs)
-    selected = [name for name, schema in loaded.defs.items()
-                if isinstance(schema, dict) and schema.get("x-method") == UPDATE_METHOD]
+    selected = [
+        name
+        for name, schema in loaded.defs.items()
+        if isinstance(schema, dict) and schema.get("x-method") == UPDATE_METHOD
+    ]
     if not selected and not roots:
         raise SchemaError(
             f"no definition has x-method {UPDATE_METHOD!r}; name one with --root or use --all",
-            "/$defs", loaded.source)
+            "/$defs",
+            loaded.source,
+        )
     for name in roots:
         if name not in loaded.defs:
             raise SchemaError(f"--root {name!r} is not a definition", "/$defs", loaded.source)
@@ -62,8 +67,9 @@ def build(loaded: LoadedSchema, roots: tuple[str, ...] = (), take_all: bool = Fa
 def annotations_of(schema: Any) -> tuple[ir.Annotation, ...]:
     if not isinstance(schema, dict):
         return ()
-    return tuple(ir.Annotation(k, v) for k, v in sorted(schema.items())
-                 if k.startswith(ANNOTATION_PREFIX))
+    return tuple(
+        ir.Annotation(k, v) for k, v in sorted(schema.items()) if k.startswith(ANNOTATION_PREFIX)
+    )
 
 
 def doc_of(schema: Any) -> str:
@@ -80,7 +86,9 @@ class Builder:
         self.source = loaded.source
         self.defs: dict[str, ir.Def] = {}
         self.owners: dict[str, str] = {}
-        self.ref_counts = Counter(loaded.resolve(ref, p)[0] for p, ref in iter_refs(loaded.document))
+        self.ref_counts = Counter(
+            loaded.resolve(ref, p)[0] for p, ref in iter_refs(loaded.document)
+        )
         self.class_names = self._def_class_names()
         self.unions = UnionBuilder(self)
         self.in_progress: set[str] = set()
@@ -94,8 +102,11 @@ class Builder:
             py = naming.class_name(def_name)
             pointer = join_pointer("/$defs", def_name)
             if py in taken:
-                raise SchemaError(f"definitions {taken[py]!r} and {pointer!r} both map to class "
-                                  f"{py!r}", pointer, self.source)
+                raise SchemaError(
+                    f"definitions {taken[py]!r} and {pointer!r} both map to class {py!r}",
+                    pointer,
+                    self.source,
+                )
             taken[py] = pointer
             names[def_name] = py
         return names
@@ -104,8 +115,9 @@ class Builder:
         """Reserve a Python name for a node, or fail naming both claimants."""
         owner = self.owners.get(name)
         if owner is not None and owner != pointer:
-            raise SchemaError(f"name {name!r} is derived for both {owner} and {pointer}",
-                              pointer, self.source)
+            raise SchemaError(
+                f"name {name!r} is derived for both {owner} and {pointer}", pointer, self.source
+            )
         self.owners[name] = pointer
 
     def error(self, message: str, pointer: str) -> SchemaError:
@@ -125,10 +137,15 @@ class Builder:
         update_union, update_field = self._update_union(notification)
         title = self.loaded.document.get("title")
         return ir.Module(
-            source=self.source, sha256=self.loaded.sha256,
+            source=self.source,
+            sha256=self.loaded.sha256,
             title=title if isinstance(title, str) else "",
-            defs=defs, methods=methods, notification=notification,
-            update_union=update_union, update_field=update_field)
+            defs=defs,
+            methods=methods,
+            notification=notification,
+            update_union=update_union,
+            update_field=update_field,
+        )
 
     def build_def(self, def_name: str) -> str:
         """Build (once) the IR def for a `$defs` entry and return its Python name."""
@@ -169,10 +186,16 @@ class Builder:
         if isinstance(allof, list) and len(allof) > 1:
             return True
         return schema.get("type") == "object" and not isinstance(
-            schema.get("additionalProperties"), dict)
+            schema.get("additionalProperties"), dict
+        )
 
-    def object_parts(self, schema: dict[str, Any], pointer: str, skip: frozenset[str] = frozenset(),
-                     depth: int = 0) -> tuple[list[tuple[str, Any, str]], set[str]]:
+    def object_parts(
+        self,
+        schema: dict[str, Any],
+        pointer: str,
+        skip: frozenset[str] = frozenset(),
+        depth: int = 0,
+    ) -> tuple[list[tuple[str, Any, str]], set[str]]:
         """Collect ``(wire, schema, pointer)`` properties and required names from an
         object schema, its ``allOf`` parts and an early-era sibling ``$ref``."""
         if depth > 16:
@@ -187,7 +210,9 @@ class Builder:
                 props.append((wire, sub, join_pointer(pointer, "properties", wire)))
         req = schema.get("required", [])
         if not isinstance(req, list) or not all(isinstance(r, str) for r in req):
-            raise self.error("required must be a list of strings", join_pointer(pointer, "required"))
+            raise self.error(
+                "required must be a list of strings", join_pointer(pointer, "required")
+            )
         required.update(req)
         inherited: list[tuple[dict[str, Any], str]] = []
         if "$ref" in schema and ("properties" in schema or "allOf" in schema):
@@ -218,14 +243,23 @@ class Builder:
                 if not isinstance(alternative, dict) or idioms.is_null_schema(alternative):
                     continue
                 alt_props, _ = self.object_parts(
-                    alternative, join_pointer(pointer, parts[0], index), skip, depth + 1)
+                    alternative, join_pointer(pointer, parts[0], index), skip, depth + 1
+                )
                 known = {p[0] for p in props}
                 props.extend(p for p in alt_props if p[0] not in known)
         return props, required
 
-    def struct(self, name: str, schema: dict[str, Any], pointer: str, tag: ir.Tag | None = None,
-               extra: dict[str, Any] | None = None, doc: str | None = None,
-               body: str | None = None, fixed: tuple[ir.Field, ...] = ()) -> ir.Struct:
+    def struct(
+        self,
+        name: str,
+        schema: dict[str, Any],
+        pointer: str,
+        tag: ir.Tag | None = None,
+        extra: dict[str, Any] | None = None,
+        doc: str | None = None,
+        body: str | None = None,
+        fixed: tuple[ir.Field, ...] = (),
+    ) -> ir.Struct:
         skip = frozenset({tag.field}) if tag else frozenset()
         props, required = self.object_parts(schema, pointer, skip)
         if extra:
@@ -238,12 +272,16 @@ class Builder:
         for wire, sub, where in props:
             field = self.field(name, wire, sub, where, wire in required)
             if field.attr in seen:
-                raise self.error(f"properties {seen[field.attr]} and {where} both map to "
-                                 f"attribute {field.attr!r}", where)
+                raise self.error(
+                    f"properties {seen[field.attr]} and {where} both map to "
+                    f"attribute {field.attr!r}",
+                    where,
+                )
             seen[field.attr] = where
             fields.append(field)
-        return ir.Struct(name, doc_of(schema) if doc is None else doc, pointer, tuple(fields),
-                         tag, body)
+        return ir.Struct(
+            name, doc_of(schema) if doc is None else doc, pointer, tuple(fields), tag, body
+        )
 
     def field(self, owner: str, wire: str, sub: Any, pointer: str, required: bool) -> ir.Field:
         if not isinstance(sub, dict | bool):
@@ -254,11 +292,17 @@ class Builder:
         expr = self.type_expr(schema, pointer, context)
         default: Any = schema.get("default", ir.NO_DEFAULT)
         return ir.Field(
-            attr=naming.attribute(wire), wire=wire, type=expr, required=required,
-            doc=doc_of(schema), pointer=pointer, default=default,
+            attr=naming.attribute(wire),
+            wire=wire,
+            type=expr,
+            required=required,
+            doc=doc_of(schema),
+            pointer=pointer,
+            default=default,
             default_on_error=schema.get("x-deserialize-default-on-error") is True and not required,
             skip_invalid_items=schema.get("x-deserialize-skip-invalid-items") is True,
-            annotations=annotations_of(schema))
+            annotations=annotations_of(schema),
+        )
 
     # -- type expressions -----------------------------------------------------------------
     def type_expr(self, schema: Any, pointer: str, context: str) -> ir.TypeExpr:
@@ -271,13 +315,22 @@ class Builder:
         inner, nullable = idioms.nullable_split(schema)
         if nullable:
             expr = self.type_expr(inner, pointer, context)
-            return expr if isinstance(expr, ir.Nullable) or expr == ir.Prim("any") else ir.Nullable(expr)
-        if "$ref" in schema and not ("properties" in schema):
+            return (
+                expr
+                if isinstance(expr, ir.Nullable) or expr == ir.Prim("any")
+                else ir.Nullable(expr)
+            )
+        if "$ref" in schema and "properties" not in schema:
             name, _ = self.ref_name(schema["$ref"], join_pointer(pointer, "$ref"))
             return ir.Ref(self.build_def(name))
         allof = schema.get("allOf")
-        if (isinstance(allof, list) and len(allof) == 1 and isinstance(allof[0], dict)
-                and "$ref" in allof[0] and "properties" not in schema):
+        if (
+            isinstance(allof, list)
+            and len(allof) == 1
+            and isinstance(allof[0], dict)
+            and "$ref" in allof[0]
+            and "properties" not in schema
+        ):
             name, _ = self.ref_name(allof[0]["$ref"], join_pointer(pointer, "allOf", 0, "$ref"))
             return ir.Ref(self.build_def(name))
         parts = idioms.union_members(schema)
@@ -290,12 +343,15 @@ class Builder:
             return self._literal(schema["enum"], join_pointer(pointer, "enum"))
         declared = schema.get("type")
         if isinstance(declared, list):
-            return ir.UnionOf(tuple(self.type_expr({**schema, "type": t}, pointer, context)
-                                    for t in declared))
+            return ir.UnionOf(
+                tuple(self.type_expr({**schema, "type": t}, pointer, context) for t in declared)
+            )
         if declared == "array" or "items" in schema:
             items = schema.get("items", True)
-            return ir.ListOf(self.type_expr(items, join_pointer(pointer, "items"), context + "Item"),
-                             self.constraints(schema, pointer))
+            return ir.ListOf(
+                self.type_expr(items, join_pointer(pointer, "items"), context + "Item"),
+                self.constraints(schema, pointer),
+            )
         if declared == "object" or "properties" in schema or "allOf" in schema:
             extra = schema.get("additionalProperties")
             if "properties" in schema or "allOf" in schema:
@@ -305,19 +361,31 @@ class Builder:
                     self.add(self.struct(name, schema, pointer))
                 return ir.Ref(name)
             if isinstance(extra, dict):
-                return ir.MapOf(self.type_expr(extra, join_pointer(pointer, "additionalProperties"),
-                                               context + "Value"))
+                return ir.MapOf(
+                    self.type_expr(
+                        extra, join_pointer(pointer, "additionalProperties"), context + "Value"
+                    )
+                )
             return ir.MapOf(ir.Prim("any"))
-        kind = {"string": "str", "integer": "int", "number": "float", "boolean": "bool",
-                "null": "null"}.get(declared if isinstance(declared, str) else "")
+        kind = {
+            "string": "str",
+            "integer": "int",
+            "number": "float",
+            "boolean": "bool",
+            "null": "null",
+        }.get(declared if isinstance(declared, str) else "")
         if kind is None:
             if declared is None:
                 return ir.Prim("any")
             raise self.error(f"unsupported type {declared!r}", join_pointer(pointer, "type"))
         fmt = schema.get("format")
         enc = schema.get("contentEncoding")
-        return ir.Prim(kind, fmt if isinstance(fmt, str) else None,  # type: ignore[arg-type]
-                       self.constraints(schema, pointer), enc if isinstance(enc, str) else None)
+        return ir.Prim(
+            kind,
+            fmt if isinstance(fmt, str) else None,  # type: ignore[arg-type]
+            self.constraints(schema, pointer),
+            enc if isinstance(enc, str) else None,
+        )
 
     def _literal(self, values: list[Any], pointer: str) -> ir.TypeExpr:
         if not values:
@@ -336,21 +404,32 @@ class Builder:
 
     def constraints(self, schema: dict[str, Any], pointer: str) -> ir.Constraints:
         values: dict[str, Any] = {}
-        for key, attr in (("minimum", "minimum"), ("maximum", "maximum"),
-                          ("minLength", "min_length"), ("minItems", "min_items"),
-                          ("pattern", "pattern")):
+        for key, attr in (
+            ("minimum", "minimum"),
+            ("maximum", "maximum"),
+            ("minLength", "min_length"),
+            ("minItems", "min_items"),
+            ("pattern", "pattern"),
+        ):
             if key not in schema:
                 continue
             value = schema[key]
-            ok = isinstance(value, str) if key == "pattern" else (
-                isinstance(value, int | float) and not isinstance(value, bool))
+            ok = (
+                isinstance(value, str)
+                if key == "pattern"
+                else (isinstance(value, int | float) and not isinstance(value, bool))
+            )
             if key == "pattern" and ok:
                 try:
                     re.compile(value)
                 except re.error as exc:
-                    raise self.error(f"invalid pattern: {exc}", join_pointer(pointer, key)) from None
+                    raise self.error(
+                        f"invalid pattern: {exc}", join_pointer(pointer, key)
+                    ) from None
             if not ok:
-                raise self.error(f"{key} has an invalid value {value!r}", join_pointer(pointer, key))
+                raise self.error(
+                    f"{key} has an invalid value {value!r}", join_pointer(pointer, key)
+                )
             values[attr] = value
         return ir.Constraints(**values)
 
@@ -387,8 +466,9 @@ class Builder:
         if isinstance(node, ir.Struct):
             for field in node.fields:
                 target = field.type
-                if isinstance(target, ir.Ref) and isinstance(self.defs.get(target.name),
-                                                             ir.TaggedUnion):
+                if isinstance(target, ir.Ref) and isinstance(
+                    self.defs.get(target.name), ir.TaggedUnion
+                ):
                     return target.name, field.attr
         return None, None
 

@@ -41,19 +41,29 @@ def handles_bad_input(func: Callable[..., Any]) -> Callable[..., Any]:
             _fail(f"error: {exc}")
         except (FileExistsError, PermissionError, IsADirectoryError, NotADirectoryError) as exc:
             _fail(f"error: cannot write output: {exc}")
+
     return wrapper
 
 
-def _job(schema: Path | None, out: Path | None, package: str | None, roots: tuple[str, ...],
-         take_all: bool) -> Job:
+def _job(
+    schema: Path | None,
+    out: Path | None,
+    package: str | None,
+    roots: tuple[str, ...],
+    take_all: bool,
+) -> Job:
     if schema is None and out is None and package is None and not roots and not take_all:
         if not DEFAULT_SCHEMA.exists():
-            raise UsageError(f"no --schema given and the default {DEFAULT_SCHEMA} does not exist "
-                             "here (run from the acp-codegen checkout, or pass --schema)")
+            raise UsageError(
+                f"no --schema given and the default {DEFAULT_SCHEMA} does not exist "
+                "here (run from the acp-codegen checkout, or pass --schema)"
+            )
         return Job(DEFAULT_SCHEMA, DEFAULT_OUT, DEFAULT_PACKAGE, command="acp-codegen generate")
     if schema is None:
         raise UsageError("--schema is required when other options are given")
-    out = out if out is not None else Path("generated") / (package or DEFAULT_PACKAGE).split(".")[-1]
+    out = (
+        out if out is not None else Path("generated") / (package or DEFAULT_PACKAGE).split(".")[-1]
+    )
     return Job(schema, out, package or out.name, roots, take_all)
 
 
@@ -61,7 +71,9 @@ _options = [
     click.option("--schema", type=click.Path(path_type=Path), help="JSON Schema file to read."),
     click.option("--out", type=click.Path(path_type=Path), help="Package directory to write."),
     click.option("--package", help="Dotted name the package is imported as."),
-    click.option("--root", "roots", multiple=True, help="Also generate this definition (repeatable)."),
+    click.option(
+        "--root", "roots", multiple=True, help="Also generate this definition (repeatable)."
+    ),
     click.option("--all", "take_all", is_flag=True, help="Generate every definition."),
 ]
 
@@ -82,8 +94,14 @@ def main() -> None:
 @job_options
 @click.option("--check", is_flag=True, help="Compare instead of writing; exit 1 when stale.")
 @handles_bad_input
-def generate_command(schema: Path | None, out: Path | None, package: str | None,
-                     roots: tuple[str, ...], take_all: bool, check: bool) -> None:
+def generate_command(
+    schema: Path | None,
+    out: Path | None,
+    package: str | None,
+    roots: tuple[str, ...],
+    take_all: bool,
+    check: bool,
+) -> None:
     """Generate a package from a schema.
 
     \b
@@ -104,8 +122,13 @@ def generate_command(schema: Path | None, out: Path | None, package: str | None,
 @main.command("check")
 @job_options
 @handles_bad_input
-def check_command(schema: Path | None, out: Path | None, package: str | None,
-                  roots: tuple[str, ...], take_all: bool) -> None:
+def check_command(
+    schema: Path | None,
+    out: Path | None,
+    package: str | None,
+    roots: tuple[str, ...],
+    take_all: bool,
+) -> None:
     """Regenerate in memory and exit 1 with a diff if the package on disk is stale.
 
     \b

@@ -34,13 +34,23 @@ def format_sources(files: dict[str, str]) -> dict[str, str]:
             target = root / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8", newline="\n")
-        command = [ruff_binary(), "format", "--isolated", "--no-cache",
-                   f"--line-length={LINE_LENGTH}", "--target-version=py311", "--quiet", "."]
+        command = [
+            ruff_binary(),
+            "format",
+            "--isolated",
+            "--no-cache",
+            f"--line-length={LINE_LENGTH}",
+            "--target-version=py311",
+            "--quiet",
+            ".",
+        ]
         result = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
         if result.returncode != 0:
             detail = (result.stderr or result.stdout).strip().splitlines()
-            raise SchemaError("generated code did not format (a generator bug): "
-                              + (detail[0] if detail else f"ruff exit {result.returncode}"))
+            raise SchemaError(
+                "generated code did not format (a generator bug): "
+                + (detail[0] if detail else f"ruff exit {result.returncode}")
+            )
         out = dict(files)
         for path in py:
             out[path] = (root / path).read_text(encoding="utf-8")

@@ -14,8 +14,17 @@ from typing import Any
 DOC_KEYWORDS = frozenset({"description", "title", "default", "$schema", "examples", "$comment"})
 #: JSON Schema keywords that would change the shape of a value and that the generator
 #: does not model; meeting one is an error rather than a silently wrong type.
-UNSUPPORTED_KEYWORDS = ("prefixItems", "if", "then", "else", "dependentSchemas",
-                        "patternProperties", "$dynamicRef", "contains", "propertyNames")
+UNSUPPORTED_KEYWORDS = (
+    "prefixItems",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "patternProperties",
+    "$dynamicRef",
+    "contains",
+    "propertyNames",
+)
 UNION_KEYWORDS = ("anyOf", "oneOf")
 
 
@@ -29,18 +38,18 @@ def union_members(schema: dict[str, Any]) -> tuple[str, list[Any]] | None:
 
 
 def is_null_schema(schema: Any) -> bool:
-    return isinstance(schema, dict) and schema.get("type") == "null" and len(
-        [k for k in schema if k not in DOC_KEYWORDS]
-    ) == 1
+    return (
+        isinstance(schema, dict)
+        and schema.get("type") == "null"
+        and len([k for k in schema if k not in DOC_KEYWORDS]) == 1
+    )
 
 
 def is_any_schema(schema: Any) -> bool:
     """True for `true`, `{}` and schemas that carry only documentation or x- keys."""
     if schema is True:
         return True
-    return isinstance(schema, dict) and all(
-        k in DOC_KEYWORDS or k.startswith("x-") for k in schema
-    )
+    return isinstance(schema, dict) and all(k in DOC_KEYWORDS or k.startswith("x-") for k in schema)
 
 
 def const_of(schema: Any) -> tuple[bool, Any]:

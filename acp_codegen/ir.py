@@ -39,8 +39,10 @@ class Constraints:
     min_items: int | None = None
 
     def any(self) -> bool:
-        return any(v is not None for v in (self.minimum, self.maximum, self.min_length,
-                                           self.pattern, self.min_items))
+        return any(
+            v is not None
+            for v in (self.minimum, self.maximum, self.min_length, self.pattern, self.min_items)
+        )
 
 
 PrimKind = Literal["str", "int", "float", "bool", "any", "null"]

@@ -92,13 +92,17 @@ def load_bytes(raw: bytes, source: str) -> LoadedSchema:
     _check_depth(document, source)
     defs = document.get("$defs")
     if defs is None:
-        where = " (found 'definitions', which is not supported)" if "definitions" in document else ""
+        where = (
+            " (found 'definitions', which is not supported)" if "definitions" in document else ""
+        )
         raise SchemaError(f"the schema has no $defs{where}", "", source)
     if not isinstance(defs, dict):
         raise SchemaError("$defs must be an object", "/$defs", source)
     for name, schema in defs.items():
         if not isinstance(schema, dict | bool):
-            raise SchemaError("a definition must be a schema object", join_pointer("/$defs", name), source)
+            raise SchemaError(
+                "a definition must be a schema object", join_pointer("/$defs", name), source
+            )
     loaded = LoadedSchema(source, hashlib.sha256(raw).hexdigest(), document, defs)
     for pointer, ref in iter_refs(document):
         loaded.resolve(ref, pointer)

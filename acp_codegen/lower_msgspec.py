@@ -16,8 +16,9 @@ from . import ir, naming
 from .errors import SchemaError
 
 #: Integer bounds derived from a schema ``format`` such as ``int32`` or ``uint64``.
-_INT_FORMAT_BITS = {f"{sign}int{bits}": (sign == "u", bits) for sign in ("", "u")
-                    for bits in (8, 16, 32, 64)}
+_INT_FORMAT_BITS = {
+    f"{sign}int{bits}": (sign == "u", bits) for sign in ("", "u") for bits in (8, 16, 32, 64)
+}
 
 
 @dataclass(frozen=True)
@@ -128,8 +129,14 @@ class Lowerer:
         return "typing.Any"
 
     def prim(self, prim: ir.Prim) -> str:
-        base = {"str": "str", "int": "int", "float": "float", "bool": "bool",
-                "any": "typing.Any", "null": "None"}[prim.kind]
+        base = {
+            "str": "str",
+            "int": "int",
+            "float": "float",
+            "bool": "bool",
+            "any": "typing.Any",
+            "null": "None",
+        }[prim.kind]
         args: dict[str, object] = {}
         c = prim.constraints
         if prim.kind == "int" and prim.format in _INT_FORMAT_BITS:
@@ -193,8 +200,9 @@ class Lowerer:
         options = ["kw_only=True"]
         if node.tag:
             options += [f"tag_field={node.tag.field!r}", f"tag={node.tag.value!r}"]
-        return StructView(node.name, node.doc, ", ".join(options),
-                          tuple(self.field(f) for f in node.fields))
+        return StructView(
+            node.name, node.doc, ", ".join(options), tuple(self.field(f) for f in node.fields)
+        )
 
     def field(self, field: ir.Field) -> FieldView:
         annotation = self.expr(field.type, field.skip_invalid_items)
@@ -205,8 +213,9 @@ class Lowerer:
             default = f"msgspec.field(name={field.wire!r})" if name_arg else None
         else:
             annotation += " | msgspec.UnsetType"
-            default = (f"msgspec.field(default=msgspec.UNSET{name_arg})" if name_arg
-                       else "msgspec.UNSET")
+            default = (
+                f"msgspec.field(default=msgspec.UNSET{name_arg})" if name_arg else "msgspec.UNSET"
+            )
         doc = field.doc
         if field.default is not ir.NO_DEFAULT:
             doc = (doc + "\n\n" if doc else "") + f"Schema default: {_json(field.default)}."
@@ -218,8 +227,12 @@ class Lowerer:
         return "None" if isinstance(field.type, ir.Nullable) else "msgspec.UNSET"
 
     def enum(self, node: ir.Enum) -> EnumView:
-        base = {("str", True): "_rt.OpenStrEnum", ("int", True): "_rt.OpenIntEnum",
-                ("str", False): "enum.StrEnum", ("int", False): "enum.IntEnum"}
+        base = {
+            ("str", True): "_rt.OpenStrEnum",
+            ("int", True): "_rt.OpenIntEnum",
+            ("str", False): "enum.StrEnum",
+            ("int", False): "enum.IntEnum",
+        }
         members = tuple((v.const_name, repr(v.value), v.doc) for v in node.values)
         return EnumView(node.name, node.doc, base[(node.base, node.open)], node.open, members)
 
@@ -233,10 +246,12 @@ class Lowerer:
             static.append(node.default_variant)
         if node.open:
             static.append(node.unknown_name)
-        runtime = (f"_rt.tagged_union({node.name!r}, {node.tag_field!r}, "
-                   f"{{{', '.join(rows)}}}, "
-                   f"unknown={node.unknown_name if node.open else None}, "
-                   f"default={node.default_variant})")
+        runtime = (
+            f"_rt.tagged_union({node.name!r}, {node.tag_field!r}, "
+            f"{{{', '.join(rows)}}}, "
+            f"unknown={node.unknown_name if node.open else None}, "
+            f"default={node.default_variant})"
+        )
         return AliasView(node.name, node.doc, " | ".join(static) or "typing.Any", runtime)
 
     def shape_alias(self, node: ir.ShapeUnion) -> AliasView:
@@ -244,8 +259,7 @@ class Lowerer:
         if self.native_union(node.members):
             return AliasView(node.name, node.doc, static, None)
         members = ", ".join(self.expr(m) for m in node.members)
-        return AliasView(node.name, node.doc, static,
-                         f"_rt.shape_union({node.name!r}, {members})")
+        return AliasView(node.name, node.doc, static, f"_rt.shape_union({node.name!r}, {members})")
 
     def alias_deps(self, node: ir.Def) -> set[str]:
         """Names of other aliases an alias's runtime expression evaluates eagerly."""
@@ -257,12 +271,18 @@ class Lowerer:
                 refs |= _refs(member)
         elif isinstance(node, ir.Alias):
             refs |= _refs(node.target)
-        return {r for r in refs if isinstance(self.module.get(r), ir.Alias | ir.TaggedUnion
-                                              | ir.ShapeUnion)}
+        return {
+            r
+            for r in refs
+            if isinstance(self.module.get(r), ir.Alias | ir.TaggedUnion | ir.ShapeUnion)
+        }
 
     def ordered_aliases(self) -> list[ir.Def]:
-        pending = {d.name: d for d in self.module.defs
-                   if isinstance(d, ir.Alias | ir.TaggedUnion | ir.ShapeUnion)}
+        pending = {
+            d.name: d
+            for d in self.module.defs
+            if isinstance(d, ir.Alias | ir.TaggedUnion | ir.ShapeUnion)
+        }
         deps = {name: self.alias_deps(node) for name, node in pending.items()}
         done: list[ir.Def] = []
         placed: set[str] = set()
@@ -270,8 +290,11 @@ class Lowerer:
             ready = sorted(n for n in pending if deps[n] <= placed)
             if not ready:
                 name = min(pending)
-                raise SchemaError("type aliases refer to each other in a cycle",
-                                  pending[name].pointer, self.module.source)
+                raise SchemaError(
+                    "type aliases refer to each other in a cycle",
+                    pending[name].pointer,
+                    self.module.source,
+                )
             for name in ready:
                 done.append(pending.pop(name))
                 placed.add(name)
@@ -314,7 +337,7 @@ class Lowerer:
         rows: list[tuple[str, str]] = []
         for v in union.variants:
             handlers.append(HandlerView(v.handler, v.tag, v.target))
-            for cls in (self.members(v.target) if v.nested else [v.target]):
+            for cls in self.members(v.target) if v.nested else [v.target]:
                 rows.append((cls, v.handler))
         if union.default_variant:
             method = naming.handler_method(union.default_tag or "default")
@@ -331,18 +354,21 @@ class Lowerer:
         for m in self.module.methods:
             if m.type_name not in generated:
                 continue
-            entry = by_method.setdefault(m.method, {"side": m.side, "params": "None",
-                                                    "result": "None"})
+            entry = by_method.setdefault(
+                m.method, {"side": m.side, "params": "None", "result": "None"}
+            )
             entry["result" if m.kind == "response" else "params"] = m.type_name
-        return tuple(MethodView(k, v["side"], v["params"], v["result"])
-                     for k, v in sorted(by_method.items()))
+        return tuple(
+            MethodView(k, v["side"], v["params"], v["result"]) for k, v in sorted(by_method.items())
+        )
 
     def view(self) -> View:
         module = self.module
         enums = tuple(self.enum(d) for d in module.defs if isinstance(d, ir.Enum))
         structs = tuple(self.struct(d) for d in module.defs if isinstance(d, ir.Struct))
-        unknowns = tuple(UnknownView(u.unknown_name, u.name, u.tag_field)
-                         for u in module.unions if u.open)
+        unknowns = tuple(
+            UnknownView(u.unknown_name, u.name, u.tag_field) for u in module.unions if u.open
+        )
         aliases = []
         for node in self.ordered_aliases():
             if isinstance(node, ir.TaggedUnion):
@@ -351,12 +377,25 @@ class Lowerer:
                 aliases.append(self.shape_alias(node))
             elif isinstance(node, ir.Alias):
                 aliases.append(AliasView(node.name, node.doc, self.expr(node.target), None))
-        names = sorted([d.name for d in module.defs] + [u.name for u in unknowns],
-                       key=naming.isort_key)
+        names = sorted(
+            [d.name for d in module.defs] + [u.name for u in unknowns], key=naming.isort_key
+        )
         handler, handlers, rows = self.dispatch()
-        return View(enums, structs, unknowns, tuple(aliases), tuple(names), self.tables(),
-                    handler, module.update_union, handlers, rows, self.methods(),
-                    module.notification, module.update_union)
+        return View(
+            enums,
+            structs,
+            unknowns,
+            tuple(aliases),
+            tuple(names),
+            self.tables(),
+            handler,
+            module.update_union,
+            handlers,
+            rows,
+            self.methods(),
+            module.notification,
+            module.update_union,
+        )
 
 
 def _refs(expr: ir.TypeExpr) -> set[str]:

@@ -118,8 +118,9 @@ def module_name(package: str) -> str:
 
 
 def _natural(text: str) -> tuple[tuple[int, int | str], ...]:
-    return tuple((0, int(part)) if part.isdigit() else (1, part)
-                 for part in re.split(r"(\d+)", text) if part)
+    return tuple(
+        (0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", text) if part
+    )
 
 
 def isort_key(name: str) -> tuple[int, tuple[tuple[int, int | str], ...]]:

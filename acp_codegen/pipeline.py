@@ -39,8 +39,12 @@ class Job:
     def regenerate_command(self) -> str:
         if self.command:
             return self.command
-        parts = ["acp-codegen generate", f"--schema {self.schema.as_posix()}",
-                 f"--out {self.out.as_posix()}", f"--package {self.package}"]
+        parts = [
+            "acp-codegen generate",
+            f"--schema {self.schema.as_posix()}",
+            f"--out {self.out.as_posix()}",
+            f"--package {self.package}",
+        ]
         parts += [f"--root {r}" for r in self.roots]
         if self.take_all:
             parts.append("--all")
@@ -70,23 +74,34 @@ def generate(job: Job) -> dict[str, str]:
         codec_names.append("decode_update")
     if view.notification:
         codec_names.append("decode_notification")
-    dispatch_names = sorted([t.name for t in view.tables] + ["METHODS"]
-                            + ([view.handler, "dispatch"] if view.handler else []))
-    all_names = sorted(set(view.model_names) | set(codec_names) | set(dispatch_names)
-                       | set(PUBLIC_RUNTIME), key=naming.isort_key)
+    dispatch_names = sorted(
+        [t.name for t in view.tables]
+        + ["METHODS"]
+        + ([view.handler, "dispatch"] if view.handler else [])
+    )
+    all_names = sorted(
+        set(view.model_names) | set(codec_names) | set(dispatch_names) | set(PUBLIC_RUNTIME),
+        key=naming.isort_key,
+    )
     imports = sorted(_dispatch_imports(view), key=naming.import_key)
     dispatch_names.sort(key=naming.isort_key)
     codec_names.sort(key=naming.isort_key)
     context = {
         "model_imports": sorted(view.model_names, key=naming.import_key),
         "dispatch_imports": sorted(dispatch_names, key=naming.import_key),
-        "codec_imports": sorted((n for n in codec_names if n != "DecodeError"),
-                                key=naming.import_key),
-        "codec_models": sorted({n for n in (view.update_union, view.notification) if n},
-                               key=naming.import_key),
-        "view": view, "provenance": provenance, "title": module.title or "ACP bindings",
-        "codec_names": codec_names, "dispatch_names": dispatch_names,
-        "all_names": all_names, "imports": imports,
+        "codec_imports": sorted(
+            (n for n in codec_names if n != "DecodeError"), key=naming.import_key
+        ),
+        "codec_models": sorted(
+            {n for n in (view.update_union, view.notification) if n}, key=naming.import_key
+        ),
+        "view": view,
+        "provenance": provenance,
+        "title": module.title or "ACP bindings",
+        "codec_names": codec_names,
+        "dispatch_names": dispatch_names,
+        "all_names": all_names,
+        "imports": imports,
     }
     files = render.render(TEMPLATES, context)
     header = render.environment().get_template("header.j2").render(provenance=provenance)

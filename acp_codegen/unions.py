@@ -38,13 +38,17 @@ class UnionBuilder:
         self.nested_into: dict[str, list[tuple[str, str, str]]] = {}
 
     # -- layout -----------------------------------------------------------------------------
-    def layout(self, schema: dict[str, Any], pointer: str, keyword: str,
-               members: list[Any]) -> Layout | None:
+    def layout(
+        self, schema: dict[str, Any], pointer: str, keyword: str, members: list[Any]
+    ) -> Layout | None:
         """Split members into tagged, fallback and default; None when untagged."""
         counts: Counter[str] = Counter()
         for member in members:
-            counts.update(name for name, value in idioms.tag_candidates(member).items()
-                          if isinstance(value, str))
+            counts.update(
+                name
+                for name, value in idioms.tag_candidates(member).items()
+                if isinstance(value, str)
+            )
         disc = schema.get("discriminator")
         tag = disc.get("propertyName") if isinstance(disc, dict) else None
         if not isinstance(tag, str):
@@ -59,11 +63,14 @@ class UnionBuilder:
             if tag in consts:
                 value = consts[tag]
                 if not isinstance(value, str):
-                    raise self.b.error(f"tag {tag!r} const must be a string, not {value!r}",
-                                       join_pointer(where, "properties", tag, "const"))
+                    raise self.b.error(
+                        f"tag {tag!r} const must be a string, not {value!r}",
+                        join_pointer(where, "properties", tag, "const"),
+                    )
                 if value in seen:
-                    raise self.b.error(f"tag value {value!r} is used by both {seen[value]} and "
-                                       f"{where}", where)
+                    raise self.b.error(
+                        f"tag value {value!r} is used by both {seen[value]} and {where}", where
+                    )
                 seen[value] = where
                 result.tagged.append((index, member, value))
             elif idioms.is_open_object_fallback(member, tag) and result.fallback is None:
@@ -108,18 +115,23 @@ class UnionBuilder:
                 if _is_union(body_schema):
                     self.nested_into.setdefault(body_name, []).append((layout.tag, value, where))
                     continue
-                if self._variant_name(value, union_name, body_name) == self.b.class_names[body_name]:
+                if (
+                    self._variant_name(value, union_name, body_name)
+                    == self.b.class_names[body_name]
+                ):
                     self.b.absorbed.add(body_name)
 
     def _variant_name(self, tag_value: str, union: str, body: str | None) -> str:
         if body is None:
             return naming.variant_class_name(tag_value, union, None, False)
-        return naming.variant_class_name(tag_value, union, self.b.class_names[body],
-                                         self.b.ref_counts[body] > 1)
+        return naming.variant_class_name(
+            tag_value, union, self.b.class_names[body], self.b.ref_counts[body] > 1
+        )
 
     # -- named unions ---------------------------------------------------------------------------
-    def union_def(self, name: str, schema: dict[str, Any], pointer: str,
-                  parts: tuple[str, list[Any]]) -> ir.Def:
+    def union_def(
+        self, name: str, schema: dict[str, Any], pointer: str, parts: tuple[str, list[Any]]
+    ) -> ir.Def:
         keyword, members = parts
         doc = schema.get("description") if isinstance(schema.get("description"), str) else ""
         enum = idioms.enum_shape(members)
@@ -132,37 +144,63 @@ class UnionBuilder:
             return self.shape_union(name, doc or "", pointer, keyword, members)
         return self.tagged(name, schema, doc or "", pointer, keyword, layout)
 
-    def tagged(self, name: str, schema: dict[str, Any], doc: str, pointer: str, keyword: str,
-               layout: Layout) -> ir.TaggedUnion:
+    def tagged(
+        self,
+        name: str,
+        schema: dict[str, Any],
+        doc: str,
+        pointer: str,
+        keyword: str,
+        layout: Layout,
+    ) -> ir.TaggedUnion:
         base = {k: v for k, v in schema.items() if k in ("properties", "required")}
         fixed = self._fixed_fields(name, pointer)
         variants: list[ir.Variant] = []
         for index, member, value in layout.tagged:
             where = join_pointer(pointer, keyword, index)
-            member_doc = member.get("description") if isinstance(member.get("description"),
-                                                                 str) else ""
+            member_doc = (
+                member.get("description") if isinstance(member.get("description"), str) else ""
+            )
             body = self.body_ref(member, where, layout.tag)
             if body is not None and _is_union(body[1]) and not base:
                 target = self.b.build_def(body[0])
-                variants.append(ir.Variant(value, member_doc or "", where, target, nested=True,
-                                           annotations=_annotations(member)))
+                variants.append(
+                    ir.Variant(
+                        value,
+                        member_doc or "",
+                        where,
+                        target,
+                        nested=True,
+                        annotations=_annotations(member),
+                    )
+                )
                 continue
             body_name = body[0] if body else None
             cls = self._variant_name(value, name, body_name)
             absorbed = body_name is not None and body_name in self.b.absorbed
             body_doc = self.b.loaded.defs[body_name].get("description") if body_name else None
-            struct_doc = (body_doc if absorbed and isinstance(body_doc, str) else
-                          member_doc or (body_doc if isinstance(body_doc, str) else ""))
+            struct_doc = (
+                body_doc
+                if absorbed and isinstance(body_doc, str)
+                else member_doc or (body_doc if isinstance(body_doc, str) else "")
+            )
             if body_name and not absorbed:
                 self.b.build_def(body_name)
             self.b.claim(cls, where)
-            struct = self.b.struct(cls, member, where, tag=ir.Tag(layout.tag, value),
-                                   extra=base or None, doc=struct_doc,
-                                   body=None if absorbed or body_name is None
-                                   else self.b.class_names[body_name], fixed=fixed)
+            struct = self.b.struct(
+                cls,
+                member,
+                where,
+                tag=ir.Tag(layout.tag, value),
+                extra=base or None,
+                doc=struct_doc,
+                body=None if absorbed or body_name is None else self.b.class_names[body_name],
+                fixed=fixed,
+            )
             self.b.add(struct)
-            variants.append(ir.Variant(value, member_doc or "", where, cls,
-                                       annotations=_annotations(member)))
+            variants.append(
+                ir.Variant(value, member_doc or "", where, cls, annotations=_annotations(member))
+            )
         default_name = default_tag = None
         if layout.default is not None:
             index, member = layout.default
@@ -185,11 +223,20 @@ class UnionBuilder:
         self.b.claim(table, pointer)
         from .build import annotations_of
 
-        return ir.TaggedUnion(name, doc, pointer, layout.tag, tuple(variants),
-                              open=layout.fallback is not None, unknown_name=unknown,
-                              table_name=table, default_variant=default_name,
-                              default_tag=default_tag, reserved=reserved,
-                              annotations=annotations_of(schema))
+        return ir.TaggedUnion(
+            name,
+            doc,
+            pointer,
+            layout.tag,
+            tuple(variants),
+            open=layout.fallback is not None,
+            unknown_name=unknown,
+            table_name=table,
+            default_variant=default_name,
+            default_tag=default_tag,
+            reserved=reserved,
+            annotations=annotations_of(schema),
+        )
 
     def _fixed_fields(self, name: str, pointer: str) -> tuple[ir.Field, ...]:
         """Outer tags carried by the variants of a union nested in another union."""
@@ -198,13 +245,28 @@ class UnionBuilder:
         for tag_field, value, where in self.nested_into.get(def_name, []):
             by_field.setdefault(tag_field, []).append((value, where))
         return tuple(
-            ir.Field(attr=naming.attribute(tag_field), wire=tag_field,
-                     type=ir.LiteralOf(tuple(v for v, _ in entries)), required=False,
-                     doc="", pointer=entries[0][1], fixed=tag_field)
-            for tag_field, entries in sorted(by_field.items()))
+            ir.Field(
+                attr=naming.attribute(tag_field),
+                wire=tag_field,
+                type=ir.LiteralOf(tuple(v for v, _ in entries)),
+                required=False,
+                doc="",
+                pointer=entries[0][1],
+                fixed=tag_field,
+            )
+            for tag_field, entries in sorted(by_field.items())
+        )
 
-    def enum(self, name: str, doc: str, pointer: str, keyword: str, base: str,
-             consts: list[dict[str, Any]], is_open: bool) -> ir.Enum:
+    def enum(
+        self,
+        name: str,
+        doc: str,
+        pointer: str,
+        keyword: str,
+        base: str,
+        consts: list[dict[str, Any]],
+        is_open: bool,
+    ) -> ir.Enum:
         values: list[ir.EnumValue] = []
         seen: dict[str, str] = {}
         for member in consts:
@@ -213,27 +275,34 @@ class UnionBuilder:
             label = title if base == "int" and isinstance(title, str) else str(value)
             const_name = naming.constant(label)
             if const_name in seen:
-                raise self.b.error(f"enum values {seen[const_name]!r} and {value!r} both map to "
-                                   f"constant {const_name!r}", pointer)
+                raise self.b.error(
+                    f"enum values {seen[const_name]!r} and {value!r} both map to "
+                    f"constant {const_name!r}",
+                    pointer,
+                )
             seen[const_name] = str(value)
             member_doc = member.get("description")
-            values.append(ir.EnumValue(value, const_name,
-                                       member_doc if isinstance(member_doc, str) else ""))
+            values.append(
+                ir.EnumValue(value, const_name, member_doc if isinstance(member_doc, str) else "")
+            )
         fmt = next((m.get("format") for m in consts if isinstance(m.get("format"), str)), None)
-        return ir.Enum(name, doc, pointer, "int" if base == "int" else "str", tuple(values),
-                       is_open, fmt)
+        return ir.Enum(
+            name, doc, pointer, "int" if base == "int" else "str", tuple(values), is_open, fmt
+        )
 
     def closed_enum(self, name: str, schema: dict[str, Any], pointer: str) -> ir.Def:
         values = schema["enum"]
         doc = schema.get("description") if isinstance(schema.get("description"), str) else ""
         if values and all(isinstance(v, str) for v in values):
             consts = [{"const": v} for v in values]
-            return self.enum(name, doc or "", join_pointer(pointer, "enum"), "enum", "str",
-                             consts, False)
+            return self.enum(
+                name, doc or "", join_pointer(pointer, "enum"), "enum", "str", consts, False
+            )
         return ir.Alias(name, doc or "", pointer, self.b.type_expr(schema, pointer, name))
 
-    def shape_union(self, name: str, doc: str, pointer: str, keyword: str,
-                    members: list[Any]) -> ir.Def:
+    def shape_union(
+        self, name: str, doc: str, pointer: str, keyword: str, members: list[Any]
+    ) -> ir.Def:
         exprs: list[ir.TypeExpr] = []
         titles: list[str] = []
         nullable = False
@@ -252,8 +321,9 @@ class UnionBuilder:
         return ir.ShapeUnion(name, doc, pointer, tuple(exprs), tuple(titles))
 
     # -- inline unions --------------------------------------------------------------------------
-    def inline_union(self, schema: dict[str, Any], pointer: str, context: str,
-                     parts: tuple[str, list[Any]]) -> ir.TypeExpr:
+    def inline_union(
+        self, schema: dict[str, Any], pointer: str, context: str, parts: tuple[str, list[Any]]
+    ) -> ir.TypeExpr:
         keyword, members = parts
         enum = idioms.enum_shape(members)
         if enum is not None and not enum[2]:
@@ -266,8 +336,11 @@ class UnionBuilder:
             return ir.Ref(name)
         exprs = []
         for index, member in enumerate(members):
-            exprs.append(self.b.type_expr(member, join_pointer(pointer, keyword, index),
-                                          context + str(index)))
+            exprs.append(
+                self.b.type_expr(
+                    member, join_pointer(pointer, keyword, index), context + str(index)
+                )
+            )
         return ir.UnionOf(tuple(exprs))
 
 

@@ -1,0 +1,65 @@
+"""Shared fixtures: generate packages from schemas during the test run and import them."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from acp_codegen import emit
+from acp_codegen.pipeline import Job, generate
+from tests import corpus
+
+_CACHE: dict[tuple[str, str, str, tuple[str, ...], bool], ModuleType] = {}
+
+GenerateFn = Callable[..., ModuleType]
+
+
+@pytest.fixture(scope="session")
+def generated_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("generated")
+    sys.path.insert(0, str(root))
+    return root
+
+
+@pytest.fixture(scope="session")
+def make_package(generated_root: Path) -> GenerateFn:
+    """``make_package(schema_path, name, target="msgspec", roots=(), take_all=False)``.
+
+    Generates the package once per session under a unique name and imports it.
+    """
+
+    def make(schema: Path, name: str, target: str = "msgspec", roots: tuple[str, ...] = (),
+             take_all: bool = False) -> ModuleType:
+        key = (str(schema), name, target, tuple(roots), take_all)
+        if key in _CACHE:
+            return _CACHE[key]
+        out = generated_root / name
+        job = Job(schema, out, name, tuple(roots), take_all, target=target)
+        emit.write_tree(out, generate(job))
+        importlib.invalidate_caches()
+        module = importlib.import_module(name)
+        _CACHE[key] = module
+        return module
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def newest_schema() -> Callable[[str], Path]:
+    """``newest_schema("v2-unstable")`` -> path of the newest published revision."""
+    corpus.require()
+    return lambda key: corpus.newest(corpus.NEWEST[key])
+
+
+@pytest.fixture(scope="session", params=["v1", "v1-unstable", "v2", "v2-unstable"])
+def published(request: pytest.FixtureRequest, make_package: GenerateFn) -> ModuleType:
+    """A package generated with ``--all`` from each newest published schema."""
+    corpus.require()
+    key = request.param
+    return make_package(corpus.newest(corpus.NEWEST[key]), "pub_" + key.replace("-", "_"),
+                        take_all=True)

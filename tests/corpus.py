@@ -1,0 +1,79 @@
+"""Locate the shared ACP schema corpus (``../shared/acp-schemas``) and its manifest.
+
+Tests that need the corpus skip with a clear reason when it is absent (a fresh
+clone without ``../shared``); CI always has it. Set ``ACP_SHARED`` to point
+somewhere else.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("ACP_SHARED", REPO.parent / "shared")).resolve()
+SCHEMAS = SHARED / "acp-schemas"
+STREAM_V1 = SHARED / "bench" / "stream_v1.jsonl"
+SPEC = SHARED / "spec" / "prompt-lifecycle-v2.txt"
+
+
+@dataclass(frozen=True)
+class Revision:
+    file: str
+    original_path: str
+    commit_date: str
+    also_at: str
+
+    @property
+    def path(self) -> Path:
+        return SCHEMAS / self.file
+
+    @property
+    def folder(self) -> str:
+        return self.file.split("/", 1)[0]
+
+    def at(self, original_path: str) -> bool:
+        return self.original_path == original_path or original_path + "@" in self.also_at
+
+
+def available() -> bool:
+    return (SCHEMAS / "MANIFEST.tsv").is_file()
+
+
+def require() -> None:
+    if not available():
+        pytest.skip(f"shared ACP schema corpus not found at {SCHEMAS} (set ACP_SHARED)")
+
+
+@cache
+def manifest() -> tuple[Revision, ...]:
+    with open(SCHEMAS / "MANIFEST.tsv", encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    return tuple(Revision(r["file"], r["original_path"], r["commit_date"], r["also_at"] or "")
+                 for r in rows)
+
+
+def schemas() -> tuple[Revision, ...]:
+    """Every JSON Schema revision (method-name maps excluded), in manifest order."""
+    return tuple(r for r in manifest() if "schema" in r.file.rsplit("/", 1)[-1])
+
+
+def newest(original_path: str) -> Path:
+    """The newest revision whose blob ever stood at `original_path` (e.g. ``schema/v2/schema.unstable.json``)."""
+    matches = [r for r in schemas() if r.at(original_path)]
+    if not matches:
+        raise LookupError(original_path)
+    return max(matches, key=lambda r: (r.commit_date, r.file)).path
+
+
+NEWEST = {
+    "v1": "schema/v1/schema.json",
+    "v1-unstable": "schema/v1/schema.unstable.json",
+    "v2": "schema/v2/schema.json",
+    "v2-unstable": "schema/v2/schema.unstable.json",
+}
