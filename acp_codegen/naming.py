@@ -13,7 +13,7 @@ import builtins
 import keyword
 import re
 
-_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+[a-z]*")
 _NON_IDENT = re.compile(r"[^0-9A-Za-z_]")
 
 #: Names a generated class must not take: Python keywords and builtins.

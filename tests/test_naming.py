@@ -1,0 +1,133 @@
+"""Naming is pure: table tests of every derivation rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from acp_codegen import naming
+
+
+@pytest.mark.parametrize(
+    ("wire", "attr"),
+    [
+        ("sessionId", "session_id"),
+        ("toolCallId", "tool_call_id"),
+        ("_meta", "meta"),
+        ("rawInput", "raw_input"),
+        ("HTTPHeader", "http_header"),
+        ("mcpServers", "mcp_servers"),
+        ("uri", "uri"),
+        ("from", "from_"),
+        ("class", "class_"),
+        ("import", "import_"),
+        ("match", "match_"),
+        ("type", "type"),
+        ("id", "id"),
+        ("content-type", "content_type"),
+        ("1stItem", "field_1st_item"),
+        ("$ref", "ref"),
+        ("a b", "a_b"),
+        ("", "field"),
+        ("!!!", "field"),
+        ("utf16Offset", "utf16_offset"),
+        ("exitCode", "exit_code"),
+        ("maxItems", "max_items"),
+    ],
+)
+def test_attribute(wire: str, attr: str) -> None:
+    assert naming.attribute(wire) == attr
+    assert attr.isidentifier()
+
+
+@pytest.mark.parametrize(
+    ("text", "pascal"),
+    [
+        ("agent_message_chunk", "AgentMessageChunk"),
+        ("searchAndReplace", "SearchAndReplace"),
+        ("date-time", "DateTime"),
+        ("_custom", "Custom"),
+        ("utf-16", "Utf16"),
+        ("requires_action", "RequiresAction"),
+        ("", ""),
+    ],
+)
+def test_pascal(text: str, pascal: str) -> None:
+    assert naming.pascal(text) == pascal
+
+
+@pytest.mark.parametrize(
+    ("value", "constant"),
+    [
+        ("in_progress", "IN_PROGRESS"),
+        ("date-time", "DATE_TIME"),
+        ("Parse error", "PARSE_ERROR"),
+        ("-32700", "V_32700"),
+        ("utf-8", "UTF_8"),
+        ("", "EMPTY"),
+        ("8bit", "V_8BIT"),
+        ("allow_once", "ALLOW_ONCE"),
+    ],
+)
+def test_constant(value: str, constant: str) -> None:
+    assert naming.constant(value) == constant
+
+
+@pytest.mark.parametrize(
+    ("def_name", "cls"),
+    [
+        ("SessionUpdate", "SessionUpdate"),
+        ("str", "str_"),
+        ("list", "list_"),
+        ("None", "None_"),
+        ("Exception", "Exception_"),
+        ("Any", "Any"),
+        ("my-type", "MyType"),
+        ("2fa", "Model2fa"),
+        ("_Private", "Private"),
+    ],
+)
+def test_class_name(def_name: str, cls: str) -> None:
+    assert naming.class_name(def_name) == cls
+
+
+@pytest.mark.parametrize(
+    ("tag", "union", "body", "shared", "name"),
+    [
+        # the body already names the tag, and is used only here: the body's name
+        ("text", "ContentBlock", "TextContent", False, "TextContent"),
+        ("user_message", "SessionUpdate", "UserMessage", False, "UserMessage"),
+        ("running", "StateUpdate", "RunningStateUpdate", False, "RunningStateUpdate"),
+        ("http", "McpServer", "McpServerHttp", False, "McpServerHttp"),
+        ("searchAndReplace", "NesSuggestion", "NesSearchAndReplaceSuggestion", False,
+         "NesSearchAndReplaceSuggestion"),
+        # ... but used elsewhere too: tag + union
+        ("tool_call_update", "SessionUpdate", "ToolCallUpdate", True,
+         "ToolCallUpdateSessionUpdate"),
+        # a shared body that does not name the tag: the tag's last word decides
+        ("agent_message_chunk", "SessionUpdate", "ContentChunk", True, "AgentMessageChunk"),
+        ("add", "DiffChange", "DiffPathChange", True, "AddDiffChange"),
+        # no body at all
+        ("cancelled", "RequestPermissionOutcome", None, False,
+         "CancelledRequestPermissionOutcome"),
+        ("plan_update", "SessionUpdate", None, False, "PlanUpdate"),
+    ],
+)
+def test_variant_class_name(tag: str, union: str, body: str | None, shared: bool,
+                            name: str) -> None:
+    assert naming.variant_class_name(tag, union, body, shared) == name
+
+
+def test_derived_table_and_handler_names() -> None:
+    assert naming.unknown_class_name("SessionUpdate") == "UnknownSessionUpdate"
+    assert naming.variants_table_name("SessionUpdate") == "SESSION_UPDATE_VARIANTS"
+    assert naming.variants_table_name("McpServer") == "MCP_SERVER_VARIANTS"
+    assert naming.handler_method("agent_message_chunk") == "on_agent_message_chunk"
+    assert naming.handler_method("import") == "on_import"
+
+
+def test_sort_keys_follow_ruff_order() -> None:
+    names = ["dispatch", "Foo10", "METHODS", "Foo2", "Bar", "UNSET", "decode"]
+    assert sorted(names, key=naming.isort_key) == [
+        "METHODS", "UNSET", "Bar", "Foo2", "Foo10", "decode", "dispatch"]
+    assert sorted(["AuthMethodAgent", "AuthenticateRequest"], key=naming.import_key) == [
+        "AuthenticateRequest", "AuthMethodAgent"]
