@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import build, ir, load, lower_msgspec, naming, render
-from .errors import SchemaError, UsageError
+from .errors import UsageError
 from .format import format_sources
 
 TEMPLATES = {
@@ -20,6 +20,8 @@ TEMPLATES = {
     "codec.py": "codec.py.j2",
 }
 PUBLIC_RUNTIME = ("UNSET", "DecodeError", "UnsetType")
+#: ``ruff`` runs the pinned formatter; ``none`` keeps the rendered text as is.
+FORMATTERS = ("ruff", "none")
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,7 @@ class Job:
     roots: tuple[str, ...] = ()
     take_all: bool = False
     target: str = "msgspec"
+    formatter: str = "ruff"
     #: The command recorded in file headers; defaults to the equivalent CLI call.
     command: str = ""
     extra: dict[str, str] = field(default_factory=dict)
@@ -48,6 +51,8 @@ class Job:
         parts += [f"--root {r}" for r in self.roots]
         if self.take_all:
             parts.append("--all")
+        if self.formatter != "ruff":
+            parts.append(f"--formatter {self.formatter}")
         return " ".join(parts)
 
 
@@ -66,6 +71,10 @@ def generate(job: Job) -> dict[str, str]:
     check_package_name(job.package)
     if job.target != "msgspec":
         raise UsageError(f"unknown target {job.target!r} (available: msgspec)")
+    if job.formatter not in FORMATTERS:
+        raise UsageError(
+            f"unknown formatter {job.formatter!r} (available: {', '.join(FORMATTERS)})"
+        )
     module = build_module(job)
     view = lower_msgspec.lower(module)
     provenance = render.Provenance(job.schema.name, module.sha256, job.regenerate_command())
@@ -107,10 +116,7 @@ def generate(job: Job) -> dict[str, str]:
     header = render.environment().get_template("header.j2").render(provenance=provenance)
     files["_runtime.py"] = header + render.runtime_source()
     files["py.typed"] = ""
-    try:
-        return format_sources(files)
-    except SchemaError:
-        raise
+    return format_sources(files) if job.formatter == "ruff" else files
 
 
 def _dispatch_imports(view: lower_msgspec.View) -> set[str]:
