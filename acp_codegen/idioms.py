@@ -80,7 +80,7 @@ def is_open_object_fallback(member: Any, tag: str) -> bool:
     props = member.get("properties")
     if isinstance(props, dict) and tag in props:
         sub = props[tag]
-        return isinstance(sub, dict) and "const" not in sub
+        return isinstance(sub, dict) and "const" not in sub and "enum" not in sub
     return "not" in member
 
 
@@ -100,14 +100,17 @@ def reserved_tags(member: dict[str, Any], tag: str) -> tuple[str, ...]:
 def is_default_variant(member: Any, tag: str) -> bool:
     """An untagged default variant: used when the tag is absent on the wire.
 
-    Written ``{title, allOf: [{$ref}]}`` or as an inline object without the tag.
+    Written ``{title?, allOf: [{$ref}]}`` or as an inline object without the tag;
+    the title, when present, is the implied tag. A union has at most one.
     """
     if not isinstance(member, dict) or "not" in member or "const" in member:
         return False
     props = member.get("properties")
     if isinstance(props, dict) and tag in props:
         return False
-    return default_variant_ref(member) is not None or isinstance(props, dict)
+    if default_variant_ref(member) is not None:
+        return True
+    return isinstance(props, dict)
 
 
 def default_variant_ref(member: Any) -> str | None:

@@ -222,9 +222,11 @@ class Lowerer:
         return FieldView(field.attr, annotation, default, doc)
 
     def on_error(self, field: ir.Field) -> str:
+        # A bad value becomes the schema default, else counts as omitted: for patch
+        # fields null would mean "clear", which a malformed value must not do.
         if field.default is not ir.NO_DEFAULT:
             return repr(field.default)
-        return "None" if isinstance(field.type, ir.Nullable) else "msgspec.UNSET"
+        return "msgspec.UNSET"
 
     def enum(self, node: ir.Enum) -> EnumView:
         base = {

@@ -215,6 +215,12 @@ class UnionBuilder:
                 self.b.claim(default_name, where)
                 self.b.add(self.b.struct(default_name, member, where, extra=base or None))
         unknown = naming.unknown_class_name(name)
+        if unknown in self.b.owners or unknown in self.b.class_names.values():
+            # A real variant or def already owns Unknown<Union> (e.g. an "unknown" state):
+            # the fallback takes its own title instead ("other" -> OtherStateUpdate).
+            title = (layout.fallback or {}).get("title")
+            unknown = naming.class_name(naming.pascal(title if isinstance(title, str)
+                                                      else "other") + name)
         reserved: tuple[str, ...] = ()
         if layout.fallback is not None:
             self.b.claim(unknown, pointer)

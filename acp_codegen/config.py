@@ -1,0 +1,266 @@
+"""Project configuration: ``[tool.acp-codegen]`` in pyproject.toml -> generation jobs.
+
+Used by the CLI before the pipeline runs. A project names its jobs in one of two
+ways::
+
+    [tool.acp-codegen]                 # one job, written inline
+    schema = "schema/acp.json"
+    out = "src/my_app/_vendor/acp"
+    package = "my_app._vendor.acp"
+
+    [tool.acp-codegen.jobs.v1]         # or any number of named jobs
+    schema = "schema/v1.json"
+    out = "src/my_app/_vendor/acp_v1"
+
+Keys of a job: ``schema`` and ``out`` (required), ``package`` (defaults to the
+last part of ``out``), ``target``, ``formatter``, ``roots`` and ``all``. Paths
+are relative to the pyproject.toml that holds them. Command-line flags override
+the keys of every selected job. Every mistake is a `UsageError` whose one line
+names the file, the table and the key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+from .pipeline import FORMATTERS, Job, check_package_name
+
+TABLE = "tool.acp-codegen"
+#: What ``Job`` headers record for a job that comes from the configuration unchanged.
+CONFIG_COMMAND = "acp-codegen generate"
+_STR_KEYS = ("schema", "out", "package", "target", "formatter")
+JOB_KEYS = (*_STR_KEYS, "roots", "all")
+
+
+@dataclass(frozen=True)
+class NamedJob:
+    """A job with the name it is listed under (``"default"`` for an inline job)."""
+
+    name: str
+    job: Job
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Job keys given on the command line; ``None``/empty means "not given"."""
+
+    schema: Path | None = None
+    out: Path | None = None
+    package: str | None = None
+    roots: tuple[str, ...] = ()
+    take_all: bool = False
+    target: str | None = None
+    formatter: str | None = None
+
+    def any(self) -> bool:
+        return any(
+            (self.schema, self.out, self.package, self.roots, self.take_all, self.target,
+             self.formatter)
+        )
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path
+    jobs: tuple[NamedJob, ...]
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml in `start` or one of its parents."""
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load(path: Path | None = None, cwd: Path | None = None) -> Config | None:
+    """Read the jobs from `path`, or from the nearest pyproject.toml above `cwd`.
+
+    Returns None when no file is found, or when the nearest one has no
+    ``[tool.acp-codegen]`` table and no `path` was named explicitly.
+    """
+    cwd = cwd or Path.cwd()
+    explicit = path is not None
+    path = path if path is not None else find_pyproject(cwd)
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            document = tomllib.load(handle)
+    except FileNotFoundError:
+        raise UsageError(f"config file {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path}: invalid TOML: {exc}") from None
+    table = document.get("tool", {}).get("acp-codegen")
+    if table is None:
+        if explicit:
+            raise UsageError(f"{path}: no [{TABLE}] table")
+        return None
+    where = _display(path, cwd)
+    if not isinstance(table, dict):
+        raise UsageError(f"{where}: [{TABLE}] must be a table")
+    base = _relative_base(path.parent, cwd)
+    return Config(path, tuple(_jobs(table, where, base)))
+
+
+def _jobs(table: dict[str, Any], where: str, base: Path) -> list[NamedJob]:
+    if "jobs" not in table:
+        if not table:
+            raise UsageError(f"{where}: [{TABLE}] is empty; give schema and out, or jobs")
+        return [NamedJob("default", _job(table, f"{where}: [{TABLE}]", base))]
+    if extra := sorted(set(table) - {"jobs"}):
+        raise UsageError(
+            f"{where}: [{TABLE}] key {extra[0]!r} cannot sit beside 'jobs'; "
+            f"move it into each [{TABLE}.jobs.<name>] table"
+        )
+    jobs = table["jobs"]
+    if not isinstance(jobs, dict) or not jobs:
+        raise UsageError(f"{where}: [{TABLE}] key 'jobs' must hold one or more named tables")
+    named: list[NamedJob] = []
+    for name, entry in jobs.items():
+        label = f"{where}: [{TABLE}.jobs.{name}]"
+        if not isinstance(entry, dict):
+            raise UsageError(f"{label} must be a table of job keys")
+        named.append(NamedJob(name, _job(entry, label, base)))
+    return named
+
+
+def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
+    for key in entry:
+        if key not in JOB_KEYS:
+            close = difflib.get_close_matches(key, JOB_KEYS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f" (known: {', '.join(JOB_KEYS)})"
+            raise UsageError(f"{label} unknown key {key!r}{hint}")
+    for key in _STR_KEYS:
+        if key in entry and (not isinstance(entry[key], str) or not entry[key]):
+            raise UsageError(f"{label} key {key!r} must be a non-empty string")
+    for key in ("schema", "out"):
+        if key not in entry:
+            raise UsageError(f"{label} is missing the required key {key!r}")
+    roots = entry.get("roots", [])
+    if not isinstance(roots, list) or not all(isinstance(r, str) and r for r in roots):
+        raise UsageError(f"{label} key 'roots' must be a list of definition names")
+    take_all = entry.get("all", False)
+    if not isinstance(take_all, bool):
+        raise UsageError(f"{label} key 'all' must be true or false")
+    formatter = entry.get("formatter", "ruff")
+    if formatter not in FORMATTERS:
+        raise UsageError(
+            f"{label} key 'formatter' must be one of {', '.join(FORMATTERS)}, not {formatter!r}"
+        )
+    out = base / entry["out"]
+    package = entry.get("package", out.name)
+    try:
+        check_names(package, out)
+    except UsageError as exc:
+        raise UsageError(f"{label} key 'package': {exc}") from None
+    return Job(
+        schema=base / entry["schema"],
+        out=out,
+        package=package,
+        roots=tuple(roots),
+        take_all=take_all,
+        target=entry.get("target", "msgspec"),
+        formatter=formatter,
+        command=CONFIG_COMMAND,
+    )
+
+
+def check_names(package: str, out: Path) -> None:
+    """The package must be a dotted name whose last part is the output folder's name."""
+    check_package_name(package)
+    last = package.rsplit(".", 1)[-1]
+    if out.name != last:
+        raise UsageError(
+            f"package {package!r} must end in the out folder's name {out.name!r}, "
+            "or it cannot be imported under that name"
+        )
+
+
+def select(
+    config: Config | None, names: tuple[str, ...], flags: Overrides
+) -> list[NamedJob]:
+    """The jobs to run: configured jobs (all, or those `names`) with `flags` applied.
+
+    Without a configuration the flags alone describe one job.
+    """
+    if config is None:
+        if names:
+            raise UsageError(f"--job needs a [{TABLE}] table in pyproject.toml; none was found")
+        return [NamedJob("cli", job_from_flags(flags))]
+    known = {j.name: j for j in config.jobs}
+    for name in names:
+        if name not in known:
+            raise UsageError(
+                f"--job {name!r} is not in {config.path.name} (jobs: {', '.join(known)})"
+            )
+    chosen = [known[n] for n in dict.fromkeys(names)] if names else list(config.jobs)
+    if len(chosen) > 1 and (flags.out or flags.package):
+        option = "--out" if flags.out else "--package"
+        raise UsageError(
+            f"{option} would apply to {len(chosen)} jobs ({', '.join(j.name for j in chosen)}); "
+            "pick one with --job NAME"
+        )
+    return [NamedJob(j.name, override(j.job, flags)) for j in chosen]
+
+
+def override(job: Job, flags: Overrides) -> Job:
+    """`job` with every key given on the command line replaced."""
+    if not flags.any():
+        return job
+    out = flags.out or job.out
+    package = flags.package or (out.name if flags.out else job.package)
+    check_names(package, out)
+    return replace(
+        job,
+        schema=flags.schema or job.schema,
+        out=out,
+        package=package,
+        roots=flags.roots or job.roots,
+        take_all=flags.take_all or job.take_all,
+        target=flags.target or job.target,
+        formatter=flags.formatter or job.formatter,
+        command="",
+    )
+
+
+def job_from_flags(flags: Overrides) -> Job:
+    if flags.schema is None:
+        raise UsageError(
+            f"no --schema given and no [{TABLE}] table in pyproject.toml "
+            "(see: acp-codegen generate --help)"
+        )
+    package = flags.package
+    out = flags.out or Path("generated") / (package or "acp_session").rsplit(".", 1)[-1]
+    package = package or out.name
+    check_names(package, out)
+    return Job(
+        flags.schema,
+        out,
+        package,
+        flags.roots,
+        flags.take_all,
+        target=flags.target or "msgspec",
+        formatter=flags.formatter or "ruff",
+    )
+
+
+def _relative_base(folder: Path, cwd: Path) -> Path:
+    """`folder` relative to `cwd` where it lies inside it, so messages stay short."""
+    try:
+        return folder.resolve().relative_to(cwd.resolve())
+    except ValueError:
+        return Path(os.path.relpath(folder.resolve(), cwd.resolve()))
+
+
+def _display(path: Path, cwd: Path) -> str:
+    return (_relative_base(path.parent, cwd) / path.name).as_posix()

@@ -1,0 +1,164 @@
+"""Error table: malformed schemas and bad arguments give one clear line, exit 2, no
+traceback, and leave the output directory untouched."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from acp_codegen.cli import main
+
+OBJ = {"type": "object", "properties": {"a": {"type": "string"}}}
+
+
+def schema(defs: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs, **extra}
+
+
+def notification(update_ref: str = "#/$defs/U", **defs: Any) -> dict[str, Any]:
+    return schema({
+        "N": {"type": "object", "x-method": "session/update", "x-side": "client",
+              "properties": {"update": {"$ref": update_ref}}, "required": ["update"]},
+        **defs,
+    })
+
+
+def union(*members: Any, keyword: str = "anyOf") -> dict[str, Any]:
+    return {keyword: list(members)}
+
+
+def variant(tag: str, **props: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": {"kind": {"type": "string", "const": tag}, **props},
+            "required": ["kind"]}
+
+
+CASES: list[tuple[str, Any, str]] = [
+    ("not-json", b"{ not json", "not valid JSON: Expecting property name"),
+    ("not-utf8", b"\xff\xfe{}", "not UTF-8 text"),
+    ("array-root", b"[1, 2]", "the schema root must be a JSON object, not list"),
+    ("defs-not-object", schema({}) | {"$defs": []}, "$defs must be an object"),
+    ("missing-defs", {"type": "object"}, "the schema has no $defs"),
+    ("definitions-only", {"definitions": {"A": OBJ}}, "found 'definitions', which is not supported"),
+    ("dangling-ref", notification("#/$defs/Missing"), "$ref '#/$defs/Missing' resolves to nothing"),
+    ("external-ref", notification("other.json#/$defs/U"),
+     "unsupported $ref 'other.json#/$defs/U'"),
+    ("no-update-method", schema({"A": OBJ}), "no definition has x-method 'session/update'"),
+    ("tag-without-const", notification(U=union(variant("a"), {"type": "string"})),
+     "variant has no const 'kind'"),
+    ("two-defaults", notification(U=union(variant("a"), {"type": "object", "properties": {}},
+                                          {"type": "object", "properties": {}})),
+     "variant has no const 'kind'"),
+    ("duplicate-tag", notification(U=union(variant("a"), variant("a"))),
+     "tag value 'a' is used by both /$defs/U/anyOf/0 and /$defs/U/anyOf/1"),
+    ("numeric-tag", notification(U=union(variant("a"), {
+        "type": "object", "properties": {"kind": {"const": 3}}})),
+     "tag 'kind' const must be a string, not 3"),
+    ("attribute-collision", notification(U=union(variant("a", fooBar={"type": "string"},
+                                                         foo_bar={"type": "string"}))),
+     "both map to attribute 'foo_bar'"),
+    ("class-collision", notification(U=union(variant("a")), **{"my-type": OBJ, "MyType": OBJ}),
+     "both map to class 'MyType'"),
+    ("bad-pattern", notification(U=union(variant("a", s={"type": "string", "pattern": "(["}))),
+     "invalid pattern"),
+    ("unsupported-keyword", notification(U=union(variant("a", s={"type": "array",
+                                                                 "prefixItems": []}))),
+     "unsupported keyword 'prefixItems'"),
+    ("ref-not-string", notification(U={"$ref": 5}), "$ref must be a string"),
+    ("duplicate-key", b'{"$defs": {"A": {}, "A": {}}}', "duplicate object key 'A'"),
+    ("nan", b'{"$defs": {"A": {"minimum": NaN}}}', "non-standard JSON number NaN"),
+    ("enum-tag", notification(U=union(variant("a"), {"type": "object", "properties": {
+        "kind": {"type": "string", "enum": ["c"]}}, "required": ["kind"]})),
+     "variant has no const 'kind'"),
+]
+
+
+def _deep_schema(levels: int) -> bytes:
+    node: dict[str, Any] = {"type": "string"}
+    for _ in range(levels):
+        node = {"type": "array", "items": node}
+    return json.dumps(notification(U=union(variant("a", deep=node)))).encode()
+
+
+CASES.append(("too-deep", _deep_schema(100), "schema nests deeper than 64 levels"))
+
+
+def _write(tmp_path: Path, content: Any) -> Path:
+    path = tmp_path / "schema.json"
+    path.write_bytes(content if isinstance(content, bytes) else json.dumps(content).encode())
+    return path
+
+
+@pytest.mark.parametrize(("case", "content", "message"), CASES, ids=[c[0] for c in CASES])
+def test_malformed_schema(tmp_path: Path, case: str, content: Any, message: str) -> None:
+    path = _write(tmp_path, content)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("precious")
+    result = CliRunner().invoke(
+        main, ["generate", "--schema", str(path), "--out", str(out), "--package", "pkg"],
+        catch_exceptions=False)
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    assert message in lines[0]
+    assert lines[0].startswith(f"error at {path}#")
+    assert "Traceback" not in result.output
+    assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+    assert (out / "keep.txt").read_text() == "precious"
+
+
+def test_pointer_names_the_node(tmp_path: Path) -> None:
+    path = _write(tmp_path, notification(U=union(variant("a"), {"type": "object"})))
+    # an object member without properties is neither a tagged variant nor a default one
+    result = CliRunner().invoke(main, ["generate", "--schema", str(path), "--out",
+                                       str(tmp_path / "o"), "--package", "p"])
+    assert result.output.strip() == f"error at {path}#/$defs/U/anyOf/1: variant has no const 'kind'"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--schema", "nope.json", "--out", "o", "--package", "p"], "cannot read schema"),
+        (["--schema", "{schema}", "--out", "o", "--package", "not valid"],
+         "--package 'not valid' is not a dotted Python package name"),
+        (["--schema", "{schema}", "--out", "o", "--package", "p", "--root", "Nope"],
+         "--root 'Nope' is not a definition"),
+        (["--schema", "{dir}", "--out", "o", "--package", "p"], "is a directory"),
+    ],
+)
+def test_bad_arguments(tmp_path: Path, args: list[str], message: str) -> None:
+    path = _write(tmp_path, notification(U=union(variant("a"))))
+    argv = [a.format(schema=path, dir=tmp_path) for a in args]
+    result = CliRunner().invoke(main, ["generate", *argv], catch_exceptions=False)
+    assert result.exit_code == 2
+    assert message in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_output_path_is_a_file(tmp_path: Path) -> None:
+    path = _write(tmp_path, notification(U=union(variant("a"))))
+    target = tmp_path / "file"
+    target.write_text("x")
+    result = CliRunner().invoke(main, ["generate", "--schema", str(path), "--out", str(target),
+                                       "--package", "p"], catch_exceptions=False)
+    assert result.exit_code == 2
+    assert "cannot write output" in result.output
+    assert target.read_text() == "x"
+
+
+def test_real_process_prints_no_traceback(tmp_path: Path) -> None:
+    path = _write(tmp_path, b"[]")
+    proc = subprocess.run([sys.executable, "-m", "acp_codegen", "generate", "--schema", str(path),
+                           "--out", str(tmp_path / "o"), "--package", "p"],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.strip().splitlines() == [
+        f"error at {path}#: the schema root must be a JSON object, not list"]
+    assert not (tmp_path / "o").exists()
