@@ -347,10 +347,19 @@ def _walk(obj: Any, tp: Any, path: str, depth: int) -> Any:
         return _tagged(obj, spec, path, depth)
     origin = typing.get_origin(tp)
     if origin is typing.Annotated:
-        base = typing.get_args(tp)[0]
+        base, *metas = typing.get_args(tp)
+        constraints = [m for m in metas if isinstance(m, msgspec.Meta) and not m.extra]
+        if constraints and not _walkable(base):
+            return _strict(obj, tp, path)
         if _find_extra(tp, "acp_skip_invalid") is not None and isinstance(obj, list):
-            return _skip_invalid(obj, base, path, depth)
-        return _walk(obj, base, path, depth)
+            result = _skip_invalid(obj, base, path, depth)
+        else:
+            result = _walk(obj, base, path, depth)
+        if constraints:
+            # Re-check size constraints (minItems and the like) on the walked value.
+            shape = list[Any] if isinstance(result, list) else dict[str, Any]
+            _strict(result, typing.Annotated[shape, *constraints], path)
+        return result
     if origin in (typing.Union, types.UnionType):
         return _union(obj, typing.get_args(tp), path, depth)
     if origin is list:
@@ -368,6 +377,13 @@ def _walk(obj: Any, tp: Any, path: str, depth: int) -> Any:
     if isinstance(tp, type) and issubclass(tp, ShapeUnion):
         return _union(obj, tp.MEMBERS, path, depth)
     return _strict(obj, tp, path)
+
+
+def _walkable(tp: Any) -> bool:
+    origin = typing.get_origin(tp)
+    if origin in (list, dict, typing.Union, types.UnionType, typing.Annotated):
+        return True
+    return isinstance(tp, type) and issubclass(tp, msgspec.Struct | ShapeUnion)
 
 
 def _strict(obj: Any, tp: Any, path: str) -> Any:
