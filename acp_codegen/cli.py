@@ -1,5 +1,10 @@
 """Command-line interface: ``acp-codegen`` (also ``python -m acp_codegen``).
 
+``generate`` and ``check`` run the jobs of the project's ``[tool.acp-codegen]``
+configuration (see `config`), with command-line flags overriding its keys; with
+no configuration the flags describe a single job. Every job is generated in
+memory before anything is written, so a bad job leaves all outputs untouched.
+
 Exit codes: 0 success, 1 generated files are stale (``check``), 2 bad input.
 Bad input prints one line naming what and where, never a traceback.
 """
@@ -7,67 +12,43 @@ Bad input prints one line naming what and where, never a traceback.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
-from functools import wraps
 from pathlib import Path
 from typing import Any
 
 import click
 
-from . import __version__, emit
-from .errors import SchemaError, UsageError
-from .pipeline import Job, generate
+from . import __version__, config, emit
+from .config import NamedJob, Overrides
+from .console import (
+    EXIT_BAD_INPUT,
+    EXIT_STALE,
+    Console,
+    fail,
+    handles_bad_input,
+    output_options,
+)
+from .errors import UsageError
+from .inspect import inspect_command
+from .pipeline import FORMATTERS, generate
 
-EXIT_STALE = 1
-EXIT_BAD_INPUT = 2
-DEFAULT_SCHEMA = Path("schema/session_update.schema.json")
-DEFAULT_OUT = Path("generated/acp_session")
-DEFAULT_PACKAGE = "acp_session"
-
-
-def _fail(message: str) -> None:
-    click.echo(message, err=True)
-    sys.exit(EXIT_BAD_INPUT)
-
-
-def handles_bad_input(func: Callable[..., Any]) -> Callable[..., Any]:
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except SchemaError as exc:
-            _fail(str(exc))
-        except UsageError as exc:
-            _fail(f"error: {exc}")
-        except (FileExistsError, PermissionError, IsADirectoryError, NotADirectoryError) as exc:
-            _fail(f"error: cannot write output: {exc}")
-
-    return wrapper
-
-
-def _job(
-    schema: Path | None,
-    out: Path | None,
-    package: str | None,
-    roots: tuple[str, ...],
-    take_all: bool,
-) -> Job:
-    if schema is None and out is None and package is None and not roots and not take_all:
-        if not DEFAULT_SCHEMA.exists():
-            raise UsageError(
-                f"no --schema given and the default {DEFAULT_SCHEMA} does not exist "
-                "here (run from the acp-codegen checkout, or pass --schema)"
-            )
-        return Job(DEFAULT_SCHEMA, DEFAULT_OUT, DEFAULT_PACKAGE, command="acp-codegen generate")
-    if schema is None:
-        raise UsageError("--schema is required when other options are given")
-    out = (
-        out if out is not None else Path("generated") / (package or DEFAULT_PACKAGE).split(".")[-1]
-    )
-    return Job(schema, out, package or out.name, roots, take_all)
-
+__all__ = ["EXIT_BAD_INPUT", "EXIT_STALE", "fail", "handles_bad_input", "job_options", "main"]
 
 _options = [
+    click.option(
+        "--job",
+        "job_names",
+        multiple=True,
+        metavar="NAME",
+        help="Run only this configured job (repeatable).",
+    ),
+    click.option(
+        "--config",
+        "config_path",
+        type=click.Path(path_type=Path, dir_okay=False),
+        help="Read jobs from this TOML file instead of the nearest pyproject.toml.",
+    ),
     click.option("--schema", type=click.Path(path_type=Path), help="JSON Schema file to read."),
     click.option("--out", type=click.Path(path_type=Path), help="Package directory to write."),
     click.option("--package", help="Dotted name the package is imported as."),
@@ -75,6 +56,12 @@ _options = [
         "--root", "roots", multiple=True, help="Also generate this definition (repeatable)."
     ),
     click.option("--all", "take_all", is_flag=True, help="Generate every definition."),
+    click.option("--target", help="Code generation target (default: msgspec)."),
+    click.option(
+        "--formatter",
+        type=click.Choice(FORMATTERS),
+        help="Format the output with the pinned ruff (default), or leave it as rendered.",
+    ),
 ]
 
 
@@ -84,71 +71,124 @@ def job_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="acp-codegen")
+def _jobs(kwargs: dict[str, Any]) -> list[NamedJob]:
+    flags = Overrides(
+        schema=kwargs["schema"],
+        out=kwargs["out"],
+        package=kwargs["package"],
+        roots=kwargs["roots"],
+        take_all=kwargs["take_all"],
+        target=kwargs["target"],
+        formatter=kwargs["formatter"],
+    )
+    loaded = config.load(kwargs["config_path"])
+    return config.select(loaded, kwargs["job_names"], flags)
+
+
+def _generate_all(jobs: list[NamedJob], console: Console) -> list[tuple[NamedJob, dict[str, str]]]:
+    """Generate every job in memory, in order, before any of them is written."""
+    results = []
+    for index, named in enumerate(jobs, 1):
+        console.progress(index, len(jobs), f"{named.name}: {named.job.schema}")
+        started = time.perf_counter()
+        try:
+            files = generate(named.job)
+        except UsageError as exc:
+            if len(jobs) > 1:
+                raise UsageError(f"job {named.name!r}: {exc}") from None
+            raise
+        console.detail(
+            f"{named.name}: {named.job.schema} -> {named.job.out} "
+            f"(package {named.job.package}, target {named.job.target}, "
+            f"{len(files)} files, {time.perf_counter() - started:.2f}s)"
+        )
+        results.append((named, files))
+    console.done()
+    return results
+
+
+_EPILOG = """\b
+Configuration: [tool.acp-codegen] in the nearest pyproject.toml, e.g.
+  [tool.acp-codegen]
+  schema = "schema/acp.json"
+  out = "src/my_app/_vendor/acp"
+  package = "my_app._vendor.acp"
+"""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=_EPILOG)
+@click.version_option(__version__, "-V", "--version", prog_name="acp-codegen")
+@output_options
 def main() -> None:
-    """Generate typed Python bindings for ACP session/update from its JSON Schema."""
+    """Generate typed Python bindings for ACP session/update from its JSON Schema.
+
+    \b
+    Examples:
+      acp-codegen generate                # run every job in pyproject.toml
+      acp-codegen check                   # exit 1 with a diff if any job is stale
+      acp-codegen inspect schema.json     # what the schema holds
+      acp-codegen generate --schema schema.json --out src/app/acp --package app.acp
+    """
 
 
 @main.command("generate")
 @job_options
 @click.option("--check", is_flag=True, help="Compare instead of writing; exit 1 when stale.")
+@output_options
 @handles_bad_input
-def generate_command(
-    schema: Path | None,
-    out: Path | None,
-    package: str | None,
-    roots: tuple[str, ...],
-    take_all: bool,
-    check: bool,
-) -> None:
-    """Generate a package from a schema.
+def generate_command(check: bool, **kwargs: Any) -> None:
+    """Generate packages from schemas: every configured job, or the one the flags describe.
 
     \b
     Examples:
       acp-codegen generate
+      acp-codegen generate --job v1 --verbose
       acp-codegen generate --schema schema.json --out src/app/acp --package app.acp
       acp-codegen generate --schema schema.json --out out/acp --package acp --all
     """
-    job = _job(schema, out, package, roots, take_all)
-    files = generate(job)
+    console = Console.current()
+    results = _generate_all(_jobs(kwargs), console)
     if check:
-        _check(job, files)
+        _check(results, console)
         return
-    emit.write_tree(job.out, files)
-    click.echo(f"wrote {len(files)} files to {job.out}")
+    for named, files in results:
+        emit.write_tree(named.job.out, files)
+        console.info(f"wrote {len(files)} files to {named.job.out}", fg="green")
 
 
 @main.command("check")
 @job_options
+@output_options
 @handles_bad_input
-def check_command(
-    schema: Path | None,
-    out: Path | None,
-    package: str | None,
-    roots: tuple[str, ...],
-    take_all: bool,
-) -> None:
-    """Regenerate in memory and exit 1 with a diff if the package on disk is stale.
+def check_command(**kwargs: Any) -> None:
+    """Regenerate in memory; exit 1 with a diff if any package on disk is stale.
 
     \b
     Examples:
       acp-codegen check
+      acp-codegen check --quiet          # no diff, only the stale notice
       acp-codegen check --schema schema.json --out src/app/acp --package app.acp
     """
-    job = _job(schema, out, package, roots, take_all)
-    _check(job, generate(job))
+    console = Console.current()
+    _check(_generate_all(_jobs(kwargs), console), console)
 
 
-def _check(job: Job, files: dict[str, str]) -> None:
-    diff = emit.diff_tree(job.out, files)
-    if not diff:
-        click.echo(f"{job.out} is up to date")
-        return
-    click.echo(diff, nl=False)
-    click.echo(f"\n{job.out} is out of date. Run: {job.regenerate_command()}", err=True)
-    sys.exit(EXIT_STALE)
+def _check(results: list[tuple[NamedJob, dict[str, str]]], console: Console) -> None:
+    stale = 0
+    for named, files in results:
+        job = named.job
+        diff = emit.diff_tree(job.out, files)
+        if not diff:
+            console.info(f"{job.out} is up to date", fg="green")
+            continue
+        stale += 1
+        console.diff(diff)
+        console.notice(f"{job.out} is out of date. Run: {job.regenerate_command()}")
+    if stale:
+        sys.exit(EXIT_STALE)
 
+
+main.add_command(inspect_command)
 
 if __name__ == "__main__":  # pragma: no cover
     main()
