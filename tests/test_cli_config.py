@@ -1,0 +1,314 @@
+"""Project configuration and everyday CLI behaviour.
+
+Bad ``[tool.acp-codegen]`` tables give one line naming the key and exit 2 without
+touching disk; flags override configured keys; ``--quiet``/``--verbose``,
+colour only on a terminal (and never with ``NO_COLOR``), the progress line,
+``--version`` and examples in every command's ``--help``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from acp_codegen import __version__, config
+from acp_codegen.cli import main
+from tests.userproject import codegen_env, toml_value
+
+SMALL = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$defs": {
+        "N": {
+            "type": "object",
+            "x-method": "session/update",
+            "x-side": "client",
+            "properties": {"update": {"$ref": "#/$defs/U"}},
+            "required": ["update"],
+        },
+        "U": {
+            "anyOf": [
+                {
+                    "type": "object",
+                    "properties": {
+                        "kind": {"type": "string", "const": "a"},
+                        "x": {"type": "integer"},
+                    },
+                    "required": ["kind"],
+                }
+            ]
+        },
+    },
+}
+
+
+def project(root: Path, table: str) -> Path:
+    (root / "s.json").write_text(json.dumps(SMALL), encoding="utf-8")
+    (root / "pyproject.toml").write_text(table, encoding="utf-8")
+    return root
+
+
+def jobs_table(**jobs: dict[str, Any]) -> str:
+    lines = []
+    for name, keys in jobs.items():
+        lines.append(f"[tool.acp-codegen.jobs.{name}]")
+        lines += [f"{k} = {toml_value(v)}" for k, v in keys.items()]
+    return "\n".join(lines) + "\n"
+
+
+TWO_JOBS = jobs_table(
+    one={"schema": "s.json", "out": "out/one"}, two={"schema": "s.json", "out": "out/pkg_two"}
+)
+
+
+def invoke(root: Path, *args: str, monkeypatch: pytest.MonkeyPatch) -> click.testing.Result:
+    monkeypatch.chdir(root)
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+BAD_CONFIGS = [
+    ("toml", "[tool.acp-codegen\nschema = 1", "pyproject.toml: invalid TOML: "),
+    (
+        "not-table",
+        '[tool]\n"acp-codegen" = 3',
+        "pyproject.toml: [tool.acp-codegen] must be a table",
+    ),
+    ("empty", "[tool.acp-codegen]", "[tool.acp-codegen] is empty; give schema and out, or jobs"),
+    (
+        "unknown-key",
+        '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\nformater = "ruff"',
+        "pyproject.toml: [tool.acp-codegen] unknown key 'formater'; did you mean 'formatter'?",
+    ),
+    (
+        "unknown-key-no-hint",
+        '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\nzzz = 1',
+        "unknown key 'zzz' (known: schema, out, package, target, formatter, roots, all)",
+    ),
+    (
+        "missing-out",
+        '[tool.acp-codegen.jobs.a]\nschema = "s.json"',
+        "[tool.acp-codegen.jobs.a] is missing the required key 'out'",
+    ),
+    (
+        "schema-not-string",
+        "[tool.acp-codegen.jobs.a]\nschema = 3\nout = 'o'",
+        "[tool.acp-codegen.jobs.a] key 'schema' must be a non-empty string",
+    ),
+    (
+        "roots-not-list",
+        '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\nroots = "A"',
+        "key 'roots' must be a list of definition names",
+    ),
+    (
+        "all-not-bool",
+        '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\nall = "yes"',
+        "key 'all' must be true or false",
+    ),
+    (
+        "formatter",
+        '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\nformatter = "black"',
+        "key 'formatter' must be one of ruff, none, not 'black'",
+    ),
+    (
+        "package",
+        '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\npackage = "my-app.acp"',
+        "key 'package' is not a dotted Python name: 'my-app.acp'",
+    ),
+    (
+        "mixed",
+        '[tool.acp-codegen]\nschema = "s.json"\n[tool.acp-codegen.jobs.a]\nschema = "s.json"',
+        "[tool.acp-codegen] key 'schema' cannot sit beside 'jobs'",
+    ),
+    ("jobs-empty", "[tool.acp-codegen.jobs]", "key 'jobs' must hold one or more named tables"),
+    (
+        "job-not-table",
+        "[tool.acp-codegen]\njobs = {a = 1}",
+        "[tool.acp-codegen.jobs.a] must be a table of job keys",
+    ),
+    (
+        "target",
+        '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\ntarget = "go"',
+        "unknown target 'go'",
+    ),
+]
+
+
+@pytest.mark.parametrize("command", ["generate", "check"])
+@pytest.mark.parametrize(("case", "table", "message"), BAD_CONFIGS, ids=[c[0] for c in BAD_CONFIGS])
+def test_bad_config(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    case: str,
+    table: str,
+    message: str,
+) -> None:
+    root = project(tmp_path, table)
+    before = sorted(p.name for p in root.iterdir())
+    result = invoke(root, command, monkeypatch=monkeypatch)
+    assert result.exit_code == 2, result.output
+    lines = result.output.splitlines()
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("error: ")
+    assert message in lines[0]
+    assert sorted(p.name for p in root.iterdir()) == before
+
+
+def test_inline_and_named_jobs(tmp_path: Path) -> None:
+    inline = project(tmp_path, '[tool.acp-codegen]\nschema = "s.json"\nout = "src/app/acp"\n')
+    loaded = config.load(cwd=inline)
+    assert loaded is not None
+    [named] = loaded.jobs
+    assert (named.name, named.job.package, named.job.out) == ("default", "acp", Path("src/app/acp"))
+    assert (named.job.target, named.job.formatter, named.job.command) == (
+        "msgspec",
+        "ruff",
+        "acp-codegen generate",
+    )
+    project(tmp_path, TWO_JOBS)
+    (tmp_path / "deeper").mkdir()
+    loaded = config.load(cwd=tmp_path / "deeper")
+    assert loaded is not None
+    assert [(j.name, j.job.schema, j.job.package) for j in loaded.jobs] == [
+        ("one", Path("../s.json"), "one"),
+        ("two", Path("../s.json"), "pkg_two"),
+    ]
+
+
+def test_no_config_is_none_and_flags_make_the_job(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
+    assert config.load(cwd=tmp_path) is None
+    [named] = config.select(None, (), config.Overrides(schema=Path("s.json"), package="a.b"))
+    assert (named.job.out, named.job.package) == (Path("generated/b"), "a.b")
+
+
+def test_generate_all_then_select_and_override(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = project(tmp_path, TWO_JOBS)
+    result = invoke(root, "generate", monkeypatch=monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert "wrote" in result.output and (root / "out/one/models.py").is_file()
+    assert (root / "out/pkg_two/py.typed").is_file()
+    assert invoke(root, "check", "-q", monkeypatch=monkeypatch).output == ""
+    # --out would land both jobs in one place: refused, naming the jobs.
+    both = invoke(root, "generate", "--out", "elsewhere", monkeypatch=monkeypatch)
+    assert both.exit_code == 2
+    assert both.output.strip() == (
+        "error: --out would apply to 2 jobs (one, two); pick one with --job NAME"
+    )
+    unknown = invoke(root, "check", "--job", "three", monkeypatch=monkeypatch)
+    assert (
+        unknown.output.strip() == "error: --job 'three' is not in pyproject.toml (jobs: one, two)"
+    )
+    moved = invoke(root, "generate", "--job", "two", "--out", "alt/acp", monkeypatch=monkeypatch)
+    assert moved.exit_code == 0, moved.output
+    header = (root / "alt/acp/models.py").read_text().splitlines()[3]
+    assert (
+        header
+        == "# Regenerate with: acp-codegen generate --schema s.json --out alt/acp --package acp"
+    )
+    assert not (root / "elsewhere").exists()
+
+
+def test_no_config_and_no_schema(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
+    result = invoke(tmp_path, "generate", monkeypatch=monkeypatch)
+    assert result.exit_code == 2
+    assert result.output.startswith("error: no --schema given and no [tool.acp-codegen] table")
+    explicit = invoke(tmp_path, "check", "--config", "pyproject.toml", monkeypatch=monkeypatch)
+    assert explicit.output.strip() == "error: pyproject.toml: no [tool.acp-codegen] table"
+    missing = invoke(tmp_path, "check", "--config", "nope.toml", monkeypatch=monkeypatch)
+    assert missing.output.strip() == "error: config file nope.toml does not exist"
+
+
+def test_quiet_verbose(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = project(tmp_path, TWO_JOBS)
+    quiet = invoke(root, "generate", "--quiet", monkeypatch=monkeypatch)
+    assert (quiet.exit_code, quiet.output) == (0, "")
+    assert invoke(root, "-q", "check", monkeypatch=monkeypatch).output == ""
+    verbose = invoke(root, "check", "-v", monkeypatch=monkeypatch)
+    assert verbose.exit_code == 0
+    details = [line for line in verbose.output.splitlines() if "files," in line]
+    assert len(details) == 2 and details[0].startswith("one: s.json -> out/one (package one")
+    both = invoke(root, "check", "-q", "-v", monkeypatch=monkeypatch)
+    assert (both.exit_code, both.output.strip()) == (
+        2,
+        "error: --quiet and --verbose cannot be used together",
+    )
+
+
+def test_version() -> None:
+    for flag in ("--version", "-V"):
+        result = CliRunner().invoke(main, [flag])
+        assert result.output == f"acp-codegen, version {__version__}\n"
+
+
+def test_every_command_has_help_with_examples() -> None:
+    assert "Examples:" in CliRunner().invoke(main, ["--help"]).output
+    assert main.commands, "no commands registered"
+    for name in main.commands:
+        result = CliRunner().invoke(main, [name, "--help"])
+        assert result.exit_code == 0, name
+        assert "Examples:" in result.output, name
+        assert f"acp-codegen {name}" in result.output.split("Examples:", 1)[1], name
+
+
+def run_tty(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
+    """Run `args` with stdout and stderr on a pseudo-terminal; returns (exit code, output)."""
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=follower, stderr=follower
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(leader)
+    return proc.wait(timeout=120), b"".join(chunks).decode()
+
+
+def test_colour_only_on_a_tty_and_never_with_no_color(tmp_path: Path) -> None:
+    root = project(tmp_path, TWO_JOBS)
+    command = [sys.executable, "-m", "acp_codegen", "generate"]
+    env = {k: v for k, v in codegen_env().items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    code, coloured = run_tty(command, root, env)
+    assert code == 0, coloured
+    assert "\x1b[32mwrote" in coloured
+    assert "\r\x1b[2K[1/2] one: s.json" in coloured and "\r\x1b[2K[2/2] two: s.json" in coloured
+    code, plain = run_tty(command, root, {**env, "NO_COLOR": "1"})
+    assert code == 0
+    assert "\x1b[3" not in plain and "wrote" in plain
+    piped = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=True)
+    assert "\x1b" not in piped.stdout + piped.stderr
+    assert piped.stderr.splitlines() == ["[1/2] one: s.json", "[2/2] two: s.json"]
+
+
+def test_stale_diff_is_coloured_on_a_tty(tmp_path: Path) -> None:
+    root = project(tmp_path, '[tool.acp-codegen]\nschema = "s.json"\nout = "acp"\n')
+    env = codegen_env()
+    env.pop("NO_COLOR", None)
+    subprocess.run(
+        [sys.executable, "-m", "acp_codegen", "generate", "-q"], cwd=root, env=env, check=True
+    )
+    bumped = json.loads((root / "s.json").read_text())
+    bumped["$defs"]["U"]["description"] = "Now documented."
+    (root / "s.json").write_text(json.dumps(bumped))
+    code, output = run_tty([sys.executable, "-m", "acp_codegen", "check"], root, env)
+    assert code == 1
+    assert "\x1b[32m+" in output and "\x1b[31m-" in output
+    assert "\x1b[33macp is out of date. Run: acp-codegen generate" in output
