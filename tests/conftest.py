@@ -14,7 +14,9 @@ from acp_codegen import emit
 from acp_codegen.pipeline import Job, generate
 from tests import corpus
 
-_CACHE: dict[tuple[str, str, str, tuple[str, ...], bool], ModuleType] = {}
+_CACHE: dict[tuple[object, ...], ModuleType] = {}
+OWN_SCHEMA = Path(__file__).resolve().parent.parent / "schema" / "session_update.schema.json"
+OVERLAY = OWN_SCHEMA.parent / "overlay.published-v2.json"
 
 GenerateFn = Callable[..., ModuleType]
 
@@ -34,12 +36,13 @@ def make_package(generated_root: Path) -> GenerateFn:
     """
 
     def make(schema: Path, name: str, target: str = "msgspec", roots: tuple[str, ...] = (),
-             take_all: bool = False) -> ModuleType:
-        key = (str(schema), name, target, tuple(roots), take_all)
+             take_all: bool = False, overlays: tuple[Path, ...] = ()) -> ModuleType:
+        key = (str(schema), name, target, tuple(roots), take_all, tuple(map(str, overlays)))
         if key in _CACHE:
             return _CACHE[key]
         out = generated_root / name
-        job = Job(schema, out, name, tuple(roots), take_all, target=target)
+        job = Job(schema, out, name, tuple(roots), take_all, target=target,
+                  overlays=tuple(overlays))
         emit.write_tree(out, generate(job))
         importlib.invalidate_caches()
         module = importlib.import_module(name)

@@ -55,32 +55,46 @@ class Rules(NamedTuple):
 class Entity:
     """One ID-addressed entity (or one session-level slot) as the reducer holds it.
 
-    Attributes are the fields of the kind's update body; one never set, or cleared
-    with ``null``, reads as None. `values` holds only the fields that have values.
+    Schema fields read as attributes (``entity.content``); one never set, or cleared
+    with ``null``, reads as None. `entity_kind` and `entity_id` say what it is, and
+    `field_values()` returns the fields that hold values. The reducer's own names are
+    kept out of the way of field names, which never start with an underscore.
     """
 
-    __slots__ = ("_names", "id", "kind", "values")
+    __slots__ = ("_id", "_kind", "_names", "_values")
 
     def __init__(self, kind: str, id: str | None, names: tuple[str, ...]) -> None:
-        self.kind = kind
-        self.id = id
-        self.values: dict[str, Any] = {}
+        self._kind = kind
+        self._id = id
+        self._values: dict[str, Any] = {}
         self._names = names
 
+    @property
+    def entity_kind(self) -> str:
+        return self._kind
+
+    @property
+    def entity_id(self) -> str | None:
+        return self._id
+
+    def field_values(self) -> dict[str, Any]:
+        """The fields that currently hold a value (a copy)."""
+        return dict(self._values)
+
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name not in self._names:
+        if name.startswith("_") or name not in self._names:
             raise AttributeError(name)
-        return self.values.get(name)
+        return self._values.get(name)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Entity):
             return NotImplemented
-        return (self.kind, self.id, self.values) == (other.kind, other.id, other.values)
+        return (self._kind, self._id, self._values) == (other._kind, other._id, other._values)
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"Entity({self.kind!r}, {self.id!r}, {self.values!r})"
+        return f"Entity({self._kind!r}, {self._id!r}, {self._values!r})"
 
 
 class SessionState:
@@ -135,7 +149,7 @@ class SessionState:
         """The last reported background list, or None while it is not reported."""
         state = self.RULES.state
         slot = self._slots.get(state.slot) if state is not None else None
-        return None if slot is None else slot.values.get("background")
+        return None if slot is None else slot._values.get("background")
 
     @property
     def usage(self) -> Entity | None:
@@ -149,7 +163,7 @@ class SessionState:
         for rule in self.RULES.entities.values():
             if rule.kind == kind and rule.finished is not None:
                 attr, values = rule.finished
-                value = entity.values.get(attr)
+                value = entity._values.get(attr)
                 return value is None if values is None else value not in values
         return True
 
@@ -186,19 +200,19 @@ class SessionState:
             return None
         if entity is None:
             entity = Entity(rule.kind, key[1], self.RULES.kind_fields[rule.kind])
-            entity.values[rule.key] = key[1]
-            entity.values.update(rule.initial)
+            entity._values[rule.key] = key[1]
+            entity._values.update(rule.initial)
             self._entities[key] = entity
             self.timeline.append(key)
-        _patch(entity.values, rule.fields, update, unset, snapshot=False)
+        _patch(entity._values, rule.fields, update, unset, snapshot=False)
         if rule.append is not None:
             source, target = rule.append
             value = getattr(update, source)
-            current = entity.values.get(target)
+            current = entity._values.get(target)
             if isinstance(value, str):
-                entity.values[target] = (current or "") + value
+                entity._values[target] = (current or "") + value
             elif current is None:
-                entity.values[target] = [value]
+                entity._values[target] = [value]
             else:
                 current.append(value)
         return entity
@@ -209,15 +223,15 @@ class SessionState:
             slot = Entity(rule.slot, None, self.RULES.slot_fields[rule.slot])
             self._slots[rule.slot] = slot
         kept = {attr for attr, _ in rule.fields}
-        for attr in [a for a in slot.values if a not in kept]:
-            del slot.values[attr]  # a snapshot is complete: fields it lacks are gone
-        _patch(slot.values, rule.fields, update, self.RULES.unset, snapshot=True)
+        for attr in [a for a in slot._values if a not in kept]:
+            del slot._values[attr]  # a snapshot is complete: fields it lacks are gone
+        _patch(slot._values, rule.fields, update, self.RULES.unset, snapshot=True)
         state = self.RULES.state
         if state is not None and rule.slot == state.slot:
             self._state_tag = rule.tag
             if rule.tag == state.idle:
-                self.stop_reason = slot.values.get("stop_reason")
-                self.error = slot.values.get("error")
+                self.stop_reason = slot._values.get("stop_reason")
+                self.error = slot._values.get("error")
         return slot
 
     def replay(self) -> Iterator[Any]:

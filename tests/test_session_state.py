@@ -1,0 +1,422 @@
+"""The generated `SessionState` reducer, one test per client rule of the v2 spec.
+
+Each test quotes the sentence of ``prompt-lifecycle-v2`` it checks. Tests run against
+the package generated from our own ``schema/`` and, where the newest published v2
+unstable schema has the variant, against one generated from it with our overlay.
+"""
+
+from __future__ import annotations
+
+import json
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests import corpus
+from tests.conftest import OVERLAY, OWN_SCHEMA, GenerateFn
+
+
+@pytest.fixture(scope="module", params=["ours", "published"])
+def pkg(request: pytest.FixtureRequest, make_package: GenerateFn) -> ModuleType:
+    if request.param == "ours":
+        return make_package(OWN_SCHEMA, "state_ours")
+    corpus.require()
+    schema = corpus.newest(corpus.NEWEST["v2-unstable"])
+    return make_package(schema, "state_published", overlays=(OVERLAY,))
+
+
+@pytest.fixture(scope="module")
+def own(make_package: GenerateFn) -> ModuleType:
+    return make_package(OWN_SCHEMA, "state_ours")
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"type": "text", "text": value}
+
+
+def apply(pkg: ModuleType, reducer: Any, tag: str, **fields: Any) -> Any:
+    update = pkg.decode_update(json.dumps({"sessionUpdate": tag, **fields}))
+    return reducer.apply(update)
+
+
+def texts(entity: Any, attr: str = "content") -> list[str] | None:
+    value = getattr(entity, attr)
+    return None if value is None else [block.text for block in value]
+
+
+# -- entities --------------------------------------------------------------------------------
+
+def test_entities_are_keyed_by_type_and_id(pkg: ModuleType) -> None:
+    """"An entity is identified by its type together with its ID, not by its ID alone" ...
+    "an agent_thought whose messageId matches an existing Agent message creates or updates a
+    thought and leaves the message unchanged.\""""
+    state = pkg.SessionState()
+    apply(pkg, state, "agent_message", messageId="m1", content=[text("answer")])
+    apply(pkg, state, "agent_thought", messageId="m1", content=[text("thinking")])
+    assert texts(state.get("agent_message", "m1")) == ["answer"]
+    assert texts(state.get("agent_thought", "m1")) == ["thinking"]
+    assert state.get("user_message", "m1") is None
+    assert state.timeline == [("agent_message", "m1"), ("agent_thought", "m1")]
+
+
+def test_chunk_for_unseen_id_creates_the_entity(pkg: ModuleType) -> None:
+    """"An update or chunk for an ID the Client hasn't seen creates the entity with its
+    defaults and then applies, so a chunk can arrive before any full update. Clients MUST NOT
+    drop it.\""""
+    state = pkg.SessionState()
+    apply(pkg, state, "agent_message_chunk", messageId="m", content=text("hi"))
+    assert texts(state.get("agent_message", "m")) == ["hi"]
+    assert state.timeline == [("agent_message", "m")]
+
+
+def test_first_update_fixes_timeline_position(pkg: ModuleType) -> None:
+    """"An entity's first update or chunk fixes its timeline position in receive order" ...
+    "Later updates and chunks patch the entity in place without moving it, including after
+    the session reports idle.\""""
+    state = pkg.SessionState()
+    apply(pkg, state, "user_message", messageId="u", content=[text("q")])
+    apply(pkg, state, "agent_message_chunk", messageId="a", content=text("1"))
+    apply(pkg, state, "tool_call_update", toolCallId="t", title="Read", status="pending")
+    apply(pkg, state, "state_update", state="idle", stopReason="end_turn")
+    apply(pkg, state, "agent_message_chunk", messageId="a", content=text("2"))
+    apply(pkg, state, "user_message", messageId="u", content=[text("edited")])
+    assert state.timeline == [("user_message", "u"), ("agent_message", "a"), ("tool_call", "t")]
+    assert texts(state.get("agent_message", "a")) == ["1", "2"]
+    assert texts(state.get("user_message", "u")) == ["edited"]
+
+
+# -- messages ---------------------------------------------------------------------------------
+
+def test_spec_example_updates_replace_and_chunks_append(pkg: ModuleType) -> None:
+    """"if an Agent sends agent_message with content: [A], then sends agent_message_chunk with
+    B, the rendered message content is [A, B]. If it later sends another agent_message with
+    content: [C], the rendered content becomes [C]. ... Subsequent chunks append to [C].\""""
+    state = pkg.SessionState()
+    apply(pkg, state, "agent_message", messageId="m", content=[text("A")])
+    apply(pkg, state, "agent_message_chunk", messageId="m", content=text("B"))
+    assert texts(state.get("agent_message", "m")) == ["A", "B"]
+    apply(pkg, state, "agent_message", messageId="m", content=[text("C")])
+    assert texts(state.get("agent_message", "m")) == ["C"]
+    apply(pkg, state, "agent_message_chunk", messageId="m", content=text("D"))
+    assert texts(state.get("agent_message", "m")) == ["C", "D"]
+
+
+@pytest.mark.parametrize("clear", [[], None], ids=["empty-list", "null"])
+def test_message_content_empty_or_null_clears(pkg: ModuleType, clear: Any) -> None:
+    """"A message update with content: [] or content: null clears the message content.\""""
+    state = pkg.SessionState()
+    apply(pkg, state, "user_message_chunk", messageId="m", content=text("x"))
+    apply(pkg, state, "user_message", messageId="m", content=clear)
+    assert not texts(state.get("user_message", "m"))
+
+
+def test_message_update_without_content_keeps_it(pkg: ModuleType) -> None:
+    """"A message update without content leaves the current content unchanged, so Agents can
+    update other optional fields without resending content.\""""
+    state = pkg.SessionState()
+    apply(pkg, state, "agent_thought_chunk", messageId="m", content=text("x"))
+    apply(pkg, state, "agent_thought", messageId="m", _meta={"k": 1})
+    entity = state.get("agent_thought", "m")
+    assert texts(entity) == ["x"]
+    assert entity.meta == {"k": 1}
+
+
+def test_meta_patches_by_top_level_key(pkg: ModuleType) -> None:
+    """"A message update's top-level _meta patches the message's stored metadata by top-level
+    key, even when the same update replaces content" ... "A chunk's _meta, when present, is
+    chunk-scoped.\""""
+    state = pkg.SessionState()
+    apply(pkg, state, "agent_message", messageId="m", content=[text("a")], _meta={"x": 1, "y": 2})
+    apply(pkg, state, "agent_message", messageId="m", content=[text("b")], _meta={"y": 3, "z": 4})
+    apply(pkg, state, "agent_message_chunk", messageId="m", content=text("c"), _meta={"x": 99})
+    entity = state.get("agent_message", "m")
+    assert entity.meta == {"x": 1, "y": 3, "z": 4}
+    assert texts(entity) == ["b", "c"]
+    apply(pkg, state, "agent_message", messageId="m", _meta=None)
+    assert state.get("agent_message", "m").meta is None
+
+
+def test_session_message_participants_follow_the_patch_rule(own: ModuleType) -> None:
+    """"Participant IDs follow the same patch rule as content: omission leaves a known value
+    unchanged and null clears it." ... senderMessageId and recipientMessageId "follow the
+    participant-ID rules and can arrive in a later session_message.\""""
+    state = own.SessionState()
+    apply(own, state, "session_message", messageId="s", senderSessionId="parent",
+          recipientSessionId="child")
+    apply(own, state, "session_message_chunk", messageId="s", content=text("task"))
+    apply(own, state, "session_message", messageId="s", senderMessageId="p-1")
+    entity = state.get("session_message", "s")
+    assert (entity.sender_session_id, entity.recipient_session_id) == ("parent", "child")
+    assert entity.sender_message_id == "p-1"
+    assert texts(entity) == ["task"]
+    apply(own, state, "session_message", messageId="s", recipientSessionId=None)
+    assert state.get("session_message", "s").recipient_session_id is None
+    assert state.get("session_message", "s").sender_session_id == "parent"
+
+
+# -- tool calls and terminals -----------------------------------------------------------------
+
+def test_tool_call_update_fields_are_patches(pkg: ModuleType) -> None:
+    """"tool_call_update" fields patch the stored tool call: an omitted field stays, null clears
+    and a value replaces."""
+    state = pkg.SessionState()
+    apply(pkg, state, "tool_call_update", toolCallId="t", title="Read file", kind="read",
+          status="pending", rawInput={"path": "a"})
+    apply(pkg, state, "tool_call_update", toolCallId="t", status="in_progress")
+    call = state.get("tool_call", "t")
+    assert (call.title, call.kind, call.status, call.raw_input) == (
+        "Read file", "read", "in_progress", {"path": "a"})
+    apply(pkg, state, "tool_call_update", toolCallId="t", title=None)
+    assert state.get("tool_call", "t").title is None
+    assert state.get("tool_call", "t").status == "in_progress"
+
+
+def test_tool_call_content_chunks_append_and_updates_replace(pkg: ModuleType) -> None:
+    """"Clients append each tool_call_content_chunk to the current content for that toolCallId.
+    A later tool_call_update with content replaces the accumulated content.\""""
+    state = pkg.SessionState()
+    block = {"type": "content", "content": text("line 1")}
+    apply(pkg, state, "tool_call_content_chunk", toolCallId="t", content=block)
+    apply(pkg, state, "tool_call_content_chunk", toolCallId="t",
+          content={"type": "content", "content": text("line 2")})
+    assert [c.content.text for c in state.get("tool_call", "t").content] == ["line 1", "line 2"]
+    apply(pkg, state, "tool_call_update", toolCallId="t",
+          content=[{"type": "content", "content": text("final")}])
+    assert [c.content.text for c in state.get("tool_call", "t").content] == ["final"]
+
+
+@pytest.mark.parametrize(("status", "live"), [("pending", True), ("in_progress", True),
+                                              ("paused", True), ("_custom", True),
+                                              ("completed", False), ("failed", False),
+                                              ("cancelled", False)])
+def test_pending_and_paused_tool_calls_are_live(pkg: ModuleType, status: str, live: bool) -> None:
+    """"pending and paused tool calls are still live." Final statuses end liveness."""
+    state = pkg.SessionState()
+    apply(pkg, state, "tool_call_update", toolCallId="t", status=status)
+    assert state.is_live("tool_call", "t") is live
+
+
+def test_terminal_exit_status_marks_it_exited(pkg: ModuleType) -> None:
+    """A terminal "is live until its terminal_update reports exitStatus.\""""
+    state = pkg.SessionState()
+    apply(pkg, state, "terminal_update", terminalId="term")
+    assert state.is_live("terminal", "term")
+    apply(pkg, state, "terminal_update", terminalId="term", exitStatus={"exitCode": 0})
+    assert not state.is_live("terminal", "term")
+    assert state.get("terminal", "term").exit_status.exit_code == 0
+
+
+def test_terminal_output_chunks_append_and_update_output_replaces(own: ModuleType) -> None:
+    """Display-only terminal output: chunks append to the terminal's output, and a
+    terminal_update carrying output replaces it (our schema; see docs/annotations.md)."""
+    state = own.SessionState()
+    apply(own, state, "terminal_output_chunk", terminalId="t", data="$ make\n")
+    apply(own, state, "terminal_output_chunk", terminalId="t", data="ok\n")
+    assert state.get("terminal", "t").output == "$ make\nok\n"
+    apply(own, state, "terminal_update", terminalId="t", output="cleared\n")
+    apply(own, state, "terminal_output_chunk", terminalId="t", data="more")
+    assert state.get("terminal", "t").output == "cleared\nmore"
+
+
+# -- compactions, usage, notices --------------------------------------------------------------
+
+def test_compaction_summary_rules(pkg: ModuleType) -> None:
+    """"Clients initialize a first-seen compaction ID with status in_progress" ... "Chunks
+    append to the current summary. A concrete summary replaces all previously accumulated
+    content" ... "summary: null or summary: [] clears accumulated content.\""""
+    state = pkg.SessionState()
+    apply(pkg, state, "compaction_summary_chunk", compactionId="c", content=text("a"))
+    assert state.get("compaction", "c").status == "in_progress"
+    apply(pkg, state, "compaction_summary_chunk", compactionId="c", content=text("b"))
+    assert texts(state.get("compaction", "c"), "summary") == ["a", "b"]
+    apply(pkg, state, "compaction_update", compactionId="c", status="in_progress",
+          summary=[text("whole")])
+    apply(pkg, state, "compaction_summary_chunk", compactionId="c", content=text("+"))
+    assert texts(state.get("compaction", "c"), "summary") == ["whole", "+"]
+    apply(pkg, state, "compaction_update", compactionId="c", status="completed", summary=None)
+    assert not texts(state.get("compaction", "c"), "summary")
+    apply(pkg, state, "compaction_update", compactionId="c", status="completed", summary=[])
+    assert not texts(state.get("compaction", "c"), "summary")
+
+
+def test_compaction_unknown_status_is_kept(pkg: ModuleType) -> None:
+    """"status is an open string enum ... Clients preserve unknown strings.\""""
+    state = pkg.SessionState()
+    apply(pkg, state, "compaction_update", compactionId="c", status="_vendor_phase")
+    status = state.get("compaction", "c").status
+    assert status == "_vendor_phase" and status.is_extension
+
+
+def test_usage_cost_is_a_patch(pkg: ModuleType) -> None:
+    """"cost is a patch field: omitting it leaves the last reported cost unchanged, null clears
+    it, and a value replaces it, including when the currency differs.\""""
+    state = pkg.SessionState()
+    apply(pkg, state, "usage_update", used=10, size=100, cost={"amount": 1.5, "currency": "USD"})
+    apply(pkg, state, "usage_update", used=20, size=100)
+    assert (state.usage.used, state.usage.cost.amount) == (20, 1.5)
+    apply(pkg, state, "usage_update", used=30, size=100, cost={"amount": 7, "currency": "EUR"})
+    assert state.usage.cost.currency == "EUR"
+    apply(pkg, state, "usage_update", used=30, size=100, cost=None)
+    assert state.usage.cost is None and state.usage.used == 30
+
+
+def test_notices_are_delivered_not_stored(pkg: ModuleType) -> None:
+    """"Each occurrence is an independent live event, not conversation history, and SHOULD NOT
+    be included in session replay.\""""
+    state = pkg.SessionState()
+    notice = pkg.decode_update(json.dumps({"sessionUpdate": "notice", "severity": "warning",
+                                           "title": "Retrying"}))
+    assert state.apply(notice) is notice
+    seen = []
+
+    class Handler(pkg.SessionUpdateHandler):  # type: ignore[name-defined,misc]
+        def on_notice(self, update: Any) -> None:
+            seen.append(update.title)
+
+    pkg.dispatch(notice, Handler())
+    assert seen == ["Retrying"]
+    assert state.timeline == [] and state.history == []
+
+
+# -- state ------------------------------------------------------------------------------------
+
+def test_new_session_is_idle_with_background_not_reported(pkg: ModuleType) -> None:
+    """"New sessions default to idle until a state update reports otherwise.\""""
+    state = pkg.SessionState()
+    assert state.state == "idle" and state.background is None and state.stop_reason is None
+
+
+def test_repeated_snapshot_is_idempotent(pkg: ModuleType) -> None:
+    """"Clients MUST apply them idempotently: repeats do not start new work, end additional
+    work, or add usage again.\""""
+    once, twice = pkg.SessionState(), pkg.SessionState()
+    payload = {"state": "idle", "stopReason": "end_turn", "background": []}
+    apply(pkg, once, "state_update", **payload)
+    apply(pkg, twice, "state_update", **payload)
+    apply(pkg, twice, "state_update", **payload)
+    assert (once.state, once.stop_reason, once.background) == (  # same after a repeat
+        twice.state, twice.stop_reason, twice.background)
+    assert once.slot("state") == twice.slot("state")
+
+
+def test_background_snapshot_semantics(own: ModuleType) -> None:
+    """"A concrete list replaces the previous one, and [] means no background work is running"
+    ... "Omitted or null means not reported" ... "If a later snapshot omits it, or it is
+    malformed, the Client treats background work as unknown until a list is reported again.\""""
+    state = own.SessionState()
+    item = {"type": "terminal", "terminalId": "dev-server"}
+    apply(own, state, "state_update", state="running", background=[item])
+    assert len(state.background) == 1
+    apply(own, state, "state_update", state="running", background=[])
+    assert state.background == []
+    apply(own, state, "state_update", state="running")
+    assert state.background is None
+    apply(own, state, "state_update", state="idle", background="not a list")
+    assert state.background is None and state.state == "idle"
+
+
+def test_unknown_background_items_still_count(own: ModuleType) -> None:
+    """"Unknown items still count. An item with an unknown type does not invalidate the
+    list.\""""
+    state = own.SessionState()
+    apply(own, state, "state_update", state="idle", background=[{"type": "_cron", "id": 1}])
+    assert len(state.background) == 1 and state.background[0].tag == "_cron"
+
+
+@pytest.mark.parametrize("tag", ["_paused_by_vendor", "waiting_for_review"])
+def test_unrecognised_state_reads_busy_never_idle(pkg: ModuleType, tag: str) -> None:
+    """"A Client that receives a state it doesn't recognize MUST NOT treat it as idle or
+    present the previous state as confirmed, and shows a generic busy state until a known
+    state arrives.\""""
+    state = pkg.SessionState()
+    apply(pkg, state, "state_update", state="running")
+    apply(pkg, state, "state_update", state=tag)
+    assert state.state == "busy"
+    apply(pkg, state, "state_update", state="running")
+    assert state.state == "running"
+
+
+def test_unknown_state_is_reported_as_unknown(own: ModuleType) -> None:
+    """"unknown: The Agent cannot currently determine foreground activity" ... "A subsequent
+    running, requires_action, or idle replaces unknown for the same session.\""""
+    state = own.SessionState()
+    apply(own, state, "state_update", state="running")
+    apply(own, state, "state_update", state="unknown")
+    assert state.state == "unknown"
+    apply(own, state, "state_update", state="requires_action")
+    assert state.state == "requires_action"
+
+
+def test_stop_reason_and_error_come_from_the_last_idle(own: ModuleType) -> None:
+    """"This stop reason carries the failure in an error field beside stopReason" ... "Clients
+    MUST recognize idle as the end of foreground work even when the stop reason is omitted,
+    null, malformed, or unknown.\""""
+    state = own.SessionState()
+    apply(own, state, "state_update", state="idle", stopReason="error",
+          error={"code": -32603, "message": "model timed out"})
+    assert (state.stop_reason, state.error.message) == ("error", "model timed out")
+    apply(own, state, "state_update", state="running")
+    apply(own, state, "state_update", state="idle", stopReason=42)
+    assert state.state == "idle" and state.stop_reason is None and state.error is None
+
+
+def test_unknown_updates_are_kept_raw_for_replay(pkg: ModuleType) -> None:
+    """"Clients that do not understand an update SHOULD preserve its raw payload when storing,
+    replaying, proxying, or forwarding session history.\""""
+    state = pkg.SessionState()
+    raw = {"sessionUpdate": "_vendor_progress", "percent": 40}
+    apply(pkg, state, "agent_message_chunk", messageId="m", content=text("x"))
+    state.apply(pkg.decode_update(json.dumps(raw)))
+    assert state.timeline[-1][0] == "unknown"
+    kept = state.get(*state.timeline[-1])
+    assert kept.raw == raw and json.loads(pkg.encode(kept)) == raw
+
+
+# -- properties -------------------------------------------------------------------------------
+
+IDS = st.sampled_from(["a", "b", "c"])
+BLOCK = st.builds(text, st.text(max_size=5))
+COMMON_UPDATES = st.one_of(
+    st.builds(lambda i, c: {"sessionUpdate": "agent_message_chunk", "messageId": i, "content": c},
+              IDS, BLOCK),
+    st.builds(lambda i, c: {"sessionUpdate": "agent_message", "messageId": i, "content": c},
+              IDS, st.one_of(st.none(), st.lists(BLOCK, max_size=2))),
+    st.builds(lambda i, c: {"sessionUpdate": "agent_thought_chunk", "messageId": i,
+                            "content": c}, IDS, BLOCK),
+    st.builds(lambda i, m: {"sessionUpdate": "user_message", "messageId": i, "_meta": m}, IDS,
+              st.one_of(st.none(), st.dictionaries(st.sampled_from("xyz"), st.integers()))),
+    st.builds(lambda i, s: {"sessionUpdate": "tool_call_update", "toolCallId": i, "status": s},
+              IDS, st.sampled_from(["pending", "in_progress", "completed", "paused", "_x"])),
+    st.builds(lambda s, b: {"sessionUpdate": "state_update", "state": s, **b},
+              st.sampled_from(["running", "idle", "requires_action", "_custom"]),
+              st.sampled_from([{}, {"background": []}, {"background": None}])),
+    st.builds(lambda i, c: {"sessionUpdate": "compaction_summary_chunk", "compactionId": i,
+                            "content": c}, IDS, BLOCK),
+    st.builds(lambda u: {"sessionUpdate": "usage_update", "used": u, "size": 1000},
+              st.integers(0, 1000)),
+    st.just({"sessionUpdate": "notice", "severity": "info", "title": "hello"}),
+    st.just({"sessionUpdate": "_vendor_thing", "x": [1]}),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(stream=st.lists(COMMON_UPDATES, max_size=30))
+def test_random_streams_never_raise_and_replay_to_the_same_state(
+        pkg: ModuleType, stream: list[dict[str, Any]]) -> None:
+    """Applying any valid stream never raises, and replaying the stored history into a fresh
+    state reproduces its entities, slots and timeline."""
+    state = pkg.SessionState()
+    for payload in stream:
+        state.apply(pkg.decode_update(json.dumps(payload)))
+    fresh = pkg.SessionState()
+    for update in state.replay():
+        fresh.apply(update)
+    assert fresh.timeline == state.timeline
+    for kind, id_ in state.timeline:
+        assert fresh.get(kind, id_) == state.get(kind, id_)
+    assert (fresh.state, fresh.background, fresh.stop_reason) == (
+        state.state, state.background, state.stop_reason)
+    assert fresh.usage == state.usage
