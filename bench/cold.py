@@ -1,0 +1,112 @@
+"""Figures 1 and 6, both measured on fresh processes: generator speed and cold import time.
+
+Generator speed runs each generator's command line as a child process, start to
+finish, on the same schema file. Cold import time starts a fresh interpreter per
+round that times only its ``import`` statement (bytecode already compiled, as
+after installation), so interpreter start-up is left out for both sides.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from . import peers
+from .packages import DMC_FORMATTERS, OUR_SCHEMA, Workspace, dmc_command, newest, our_command
+from .report import Section
+from .timing import Goal, Row, interleave, reported
+
+GENERATOR_SCHEMAS = ("v2-unstable", "v1")
+
+
+def _run(command: list[str]) -> Callable[[], None]:
+    def call() -> None:
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    return call
+
+
+def generators(ws: Workspace, rounds: int) -> Section:
+    """Figure 1: ``acp-codegen generate --all`` against datamodel-codegen, same schema."""
+    cases: dict[str, Callable[[], None]] = {}
+    for key in GENERATOR_SCHEMAS:
+        schema = newest(key)
+        out = ws.root / "gen" / key.replace("-", "_")
+        cases[f"acp-codegen generate --all, {key}"] = _run(
+            our_command(schema, out / "ours", "gen_" + key.replace("-", "_"))
+        )
+        for formatter in DMC_FORMATTERS:
+            cases[f"datamodel-codegen pydantic v2 --formatters {formatter}, {key}"] = _run(
+                dmc_command(schema, out / f"dmc_{formatter}.py", formatter)
+            )
+    section = Section("1. Generator speed (whole command, fresh process)")
+    section.samples = interleave(cases, rounds)
+    for key in GENERATOR_SCHEMAS:
+        ours = section.samples[f"acp-codegen generate --all, {key}"]
+        theirs = [
+            section.samples[f"datamodel-codegen pydantic v2 --formatters {f}, {key}"]
+            for f in DMC_FORMATTERS
+        ]
+        fastest = min(theirs, key=lambda s: s.median)
+        formatter = DMC_FORMATTERS[theirs.index(fastest)]
+        section.rows.append(
+            Row(
+                "1 generator",
+                f"{newest(key).name}: vs datamodel-codegen --formatters "
+                f"{formatter} (its fastest formatted configuration)",
+                ours,
+                fastest,
+                Goal("faster", 4),
+            )
+        )
+    return section
+
+
+IMPORT_PROBE = (
+    "import time\nstart = time.perf_counter()\n{statement}\nprint(time.perf_counter() - start)\n"
+)
+
+
+def _import_probe(statement: str, path: Path) -> Callable[[], float]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(path), os.getcwd()])}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    code = IMPORT_PROBE.format(statement=statement)
+
+    def call() -> float:
+        result = subprocess.run(
+            [sys.executable, "-c", code], check=True, env=env, capture_output=True, text=True
+        )
+        return float(result.stdout.strip().splitlines()[-1])
+
+    return call
+
+
+def imports(ws: Workspace, rounds: int) -> Section:
+    """Figure 6: a fresh interpreter's ``import`` of our package against ``import acp.schema``."""
+    section = Section("6. Cold import time (fresh interpreter, import statement only)")
+    v1 = ws.ours("bench_v1", newest("v1"), take_all=True)
+    ours = ws.ours("bench_v2", OUR_SCHEMA, take_all=False)
+    cases = {"import acp.schema (SDK)": _import_probe(peers.sdk_import_statement(), ws.root)}
+    if v1 is not None:
+        cases["import bench_v1 (ours, newest v1 --all)"] = _import_probe("import bench_v1", ws.root)
+    if ours is not None:
+        cases["import bench_v2 (ours, schema/)"] = _import_probe("import bench_v2", ws.root)
+    else:
+        section.notes.append(f"schema/ did not generate: {ws.errors['bench_v2']}")
+    for call in cases.values():
+        call()  # compile bytecode and warm the file cache once, outside the timing
+    section.samples = interleave(cases, rounds, clock=reported)
+    sdk = section.samples["import acp.schema (SDK)"]
+    fig = "6 import"
+    for name, sample in section.samples.items():
+        if name == "import acp.schema (SDK)":
+            continue
+        label = name.removeprefix("import ")
+        section.rows += [
+            Row(fig, f"{label}: absolute", sample, None, Goal("absolute", 0.150)),
+            Row(fig, f"{label}: vs import acp.schema", sample, sdk, Goal("time", 0.2)),
+        ]
+    return section
