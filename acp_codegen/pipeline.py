@@ -1,15 +1,17 @@
 """The whole pipeline as one call: schema path -> formatted files.
 
-load -> build -> lower_msgspec -> render -> format. `emit` is left to the
-caller, which either writes the files or diffs them against disk.
+load -> build -> lower (``lower_msgspec`` or ``lower_pydantic``, chosen by
+`Job.target`) -> render -> format. `emit` is left to the caller, which either
+writes the files or diffs them against disk.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import build, ir, load, lower_msgspec, naming, render
+from . import build, ir, load, lower_msgspec, lower_pydantic, naming, render
 from .errors import UsageError
 from .format import format_sources
 
@@ -20,6 +22,29 @@ TEMPLATES = {
     "codec.py": "codec.py.j2",
 }
 PUBLIC_RUNTIME = ("UNSET", "DecodeError", "UnsetType")
+
+
+@dataclass(frozen=True)
+class Target:
+    """What differs between model libraries: the lowering, two templates, the runtime file."""
+
+    lower: Callable[[ir.Module], lower_msgspec.View]
+    templates: dict[str, str]
+    runtime: str
+
+
+TARGETS = {
+    "msgspec": Target(lower_msgspec.lower, TEMPLATES, "_runtime.py"),
+    "pydantic": Target(
+        lower_pydantic.lower,
+        {
+            **TEMPLATES,
+            "models.py": "pydantic/models.py.j2",
+            "codec.py": "pydantic/codec.py.j2",
+        },
+        "_runtime_pydantic.py",
+    ),
+}
 #: ``ruff`` runs the pinned formatter; ``none`` keeps the rendered text as is.
 FORMATTERS = ("ruff", "none")
 
@@ -51,6 +76,8 @@ class Job:
         parts += [f"--root {r}" for r in self.roots]
         if self.take_all:
             parts.append("--all")
+        if self.target != "msgspec":
+            parts.append(f"--target {self.target}")
         if self.formatter != "ruff":
             parts.append(f"--formatter {self.formatter}")
         return " ".join(parts)
@@ -69,14 +96,15 @@ def build_module(job: Job) -> ir.Module:
 def generate(job: Job) -> dict[str, str]:
     """Run every stage but emit; returns relative path -> file text."""
     check_package_name(job.package)
-    if job.target != "msgspec":
-        raise UsageError(f"unknown target {job.target!r} (available: msgspec)")
+    target = TARGETS.get(job.target)
+    if target is None:
+        raise UsageError(f"unknown target {job.target!r} (available: {', '.join(TARGETS)})")
     if job.formatter not in FORMATTERS:
         raise UsageError(
             f"unknown formatter {job.formatter!r} (available: {', '.join(FORMATTERS)})"
         )
     module = build_module(job)
-    view = lower_msgspec.lower(module)
+    view = target.lower(module)
     provenance = render.Provenance(job.schema.name, module.sha256, job.regenerate_command())
     codec_names = ["DecodeError", "decode", "encode"]
     if view.update_union:
@@ -111,10 +139,11 @@ def generate(job: Job) -> dict[str, str]:
         "dispatch_names": dispatch_names,
         "all_names": all_names,
         "imports": imports,
+        "library_imports": getattr(view, "library_imports", ()),
     }
-    files = render.render(TEMPLATES, context)
+    files = render.render(target.templates, context)
     header = render.environment().get_template("header.j2").render(provenance=provenance)
-    files["_runtime.py"] = header + render.runtime_source()
+    files["_runtime.py"] = header + render.runtime_source(target.runtime)
     files["py.typed"] = ""
     return format_sources(files) if job.formatter == "ruff" else files
 

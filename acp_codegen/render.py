@@ -76,8 +76,9 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def runtime_source() -> str:
-    return resources.files("acp_codegen").joinpath("runtime/_runtime.py").read_text("utf-8")
+def runtime_source(name: str = "_runtime.py") -> str:
+    """The text of a hand-written runtime file shipped in ``acp_codegen/runtime/``."""
+    return resources.files("acp_codegen").joinpath("runtime", name).read_text("utf-8")
 
 
 def render(templates: dict[str, str], context: dict[str, Any]) -> dict[str, str]:
