@@ -1,0 +1,173 @@
+"""Render preparation for the pydantic v2 target: IR -> template view.
+
+Takes an `ir.Module` and returns the same `lower_msgspec.View` records the
+msgspec target uses, filled with pydantic spellings: models derive from the
+runtime's strict `Model`, optional fields default to `UNSET` (pydantic's
+``MISSING``), a field whose wire name differs from its attribute carries a
+``pydantic.Field(alias=...)``, and a tagged variant carries its tag as a
+``Literal`` field written first. Unions, enums, dispatch tables, handlers and the
+method table do not depend on the model library, so they are inherited from the
+msgspec lowering unchanged; the runtime file supplies pydantic versions of the
+``_rt.tagged_union`` / ``_rt.shape_union`` helpers they call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from . import ir, naming
+from .errors import SchemaError
+from .lower_msgspec import FieldView, Lowerer, StructView, View, _json
+
+#: Integer bounds derived from a schema ``format`` such as ``int32`` or ``uint64``.
+_INT_FORMAT_BITS = {
+    f"{sign}int{bits}": (sign == "u", bits) for sign in ("", "u") for bits in (8, 16, 32, 64)
+}
+
+
+@cache
+def model_reserved_names() -> frozenset[str]:
+    """Attribute names a model field must not take: everything `pydantic.BaseModel` defines.
+
+    Read from pydantic itself, so the list follows the installed version.
+    """
+    import pydantic
+
+    return frozenset(name for name in dir(pydantic.BaseModel) if not name.startswith("__"))
+
+
+@dataclass(frozen=True)
+class PydanticView(View):
+    #: Third-party modules the models import (``pydantic``, ``annotated_types``), sorted.
+    library_imports: tuple[str, ...] = ()
+
+
+class PydanticLowerer(Lowerer):
+    """The msgspec lowering with pydantic field, constraint and model spellings."""
+
+    def __init__(self, module: ir.Module) -> None:
+        super().__init__(module)
+        self.libraries: set[str] = set()
+
+    def use(self, library: str, text: str) -> str:
+        """Note that `text` needs `library` imported, and return it."""
+        self.libraries.add(library)
+        return text
+
+    def expr(self, expr: ir.TypeExpr, skip_invalid: bool = False) -> str:
+        if isinstance(expr, ir.ListOf):
+            text = f"list[{self.expr(expr.item)}]"
+            if expr.constraints.min_items is not None:
+                size = self.use(
+                    "annotated_types", f"annotated_types.MinLen({expr.constraints.min_items!r})"
+                )
+                text = f"typing.Annotated[{text}, {size}]"
+            return text
+        if isinstance(expr, ir.Nullable):
+            return f"{self.expr(expr.inner)} | None"
+        if isinstance(expr, ir.UnionOf):
+            return " | ".join(self.expr(m) for m in expr.members)
+        return super().expr(expr, skip_invalid)
+
+    def prim(self, prim: ir.Prim) -> str:
+        base = {
+            "str": "str",
+            "int": "int",
+            "float": "float",
+            "bool": "bool",
+            "any": "typing.Any",
+            "null": "None",
+        }[prim.kind]
+        if prim.kind not in ("str", "int", "float"):
+            return base
+        c = prim.constraints
+        low, high = c.minimum, c.maximum
+        if prim.kind == "int" and prim.format in _INT_FORMAT_BITS:
+            unsigned, bits = _INT_FORMAT_BITS[prim.format]
+            fmt_low = 0 if unsigned else -(2 ** (bits - 1))
+            fmt_high = 2**bits - 1 if unsigned else 2 ** (bits - 1) - 1
+            low = fmt_low if low is None else max(low, fmt_low)
+            high = fmt_high if high is None else min(high, fmt_high)
+        cast = float if prim.kind == "float" else (lambda v: v)
+        metas = []
+        if low is not None:
+            metas.append(self.use("annotated_types", f"annotated_types.Ge({cast(low)!r})"))
+        if high is not None:
+            metas.append(self.use("annotated_types", f"annotated_types.Le({cast(high)!r})"))
+        if prim.kind == "str" and c.min_length is not None:
+            metas.append(self.use("annotated_types", f"annotated_types.MinLen({c.min_length!r})"))
+        if prim.kind == "str" and c.pattern is not None:
+            metas.append(self.use("pydantic", f"pydantic.StringConstraints(pattern={c.pattern!r})"))
+        return f"typing.Annotated[{base}, {', '.join(metas)}]" if metas else base
+
+    def struct(self, node: ir.Struct) -> StructView:
+        fields = [self.field(f) for f in node.fields]
+        pointers = [f.pointer for f in node.fields]
+        if node.tag:
+            value = repr(node.tag.value)
+            tag = FieldView(
+                self.attribute(naming.attribute(node.tag.field)),
+                f"typing.Literal[{value}]",
+                self.use("pydantic", f"pydantic.Field({value}, alias={node.tag.field!r})"),
+                "",
+            )
+            fields.insert(0, tag)
+            pointers.insert(0, node.pointer)
+        seen: dict[str, str] = {}
+        for view, pointer in zip(fields, pointers, strict=True):
+            if view.attr in seen:
+                raise SchemaError(
+                    f"{seen[view.attr]} and {pointer} both map to attribute {view.attr!r} "
+                    "of a pydantic model",
+                    pointer,
+                    self.module.source,
+                )
+            seen[view.attr] = pointer
+        return StructView(node.name, node.doc, "", tuple(fields))
+
+    def attribute(self, attr: str) -> str:
+        """`attr`, moved off a name `pydantic.BaseModel` defines by a trailing underscore."""
+        return attr + "_" if attr in model_reserved_names() else attr
+
+    def field(self, field: ir.Field) -> FieldView:
+        attr = self.attribute(field.attr)
+        annotation = self.expr(field.type)
+        metas = []
+        if field.default_on_error:
+            metas.append(f"_rt.lenient({self.on_error(field)})")
+        if field.skip_invalid_items:
+            metas.append("_rt.skip_invalid")
+        if not field.required:
+            annotation += " | _rt.UNSET"
+        if metas:
+            annotation = f"typing.Annotated[{annotation}, {', '.join(metas)}]"
+        alias = f"alias={field.wire!r}" if attr != field.wire else ""
+        if field.required:
+            default = self.use("pydantic", f"pydantic.Field({alias})") if alias else None
+        else:
+            default = (
+                self.use("pydantic", f"pydantic.Field(_rt.UNSET, {alias})")
+                if alias
+                else "_rt.UNSET"
+            )
+        doc = field.doc
+        if field.default is not ir.NO_DEFAULT:
+            doc = (doc + "\n\n" if doc else "") + f"Schema default: {_json(field.default)}."
+        return FieldView(attr, annotation, default, doc)
+
+    def on_error(self, field: ir.Field) -> str:
+        # As in the msgspec target: a bad value becomes the schema default, else
+        # counts as omitted.
+        if field.default is not ir.NO_DEFAULT:
+            return repr(field.default)
+        return "_rt.UNSET"
+
+
+def lower(module: ir.Module) -> PydanticView:
+    lowerer = PydanticLowerer(module)
+    view = lowerer.view()
+    return PydanticView(
+        **{f: getattr(view, f) for f in View.__dataclass_fields__},
+        library_imports=tuple(sorted(lowerer.libraries)),
+    )
