@@ -478,11 +478,13 @@ def _is_nullable_pair(members: list[Any]) -> bool:
 
 
 def _method_kind(def_name: str, count: int) -> MethodKind:
-    if count == 1:
-        return "notification"
-    words = naming.words(def_name)
-    if words and words[-1] == "Response":
+    """Which part of a method a def is: the schema says only the method, so the def's
+    last word decides (``...Response``/``...Notification``), then how many defs share it."""
+    last = (naming.words(def_name) or [""])[-1]
+    if last == "Response":
         return "response"
+    if last == "Notification" or count == 1:
+        return "notification"
     return "request"
 
 

@@ -11,7 +11,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import build, ir, load, lower_msgspec, lower_pydantic, naming, render
+from . import (
+    build,
+    ir,
+    load,
+    lower_msgspec,
+    lower_pydantic,
+    naming,
+    overlay,
+    render,
+    semantics,
+)
 from .errors import UsageError
 from .format import format_sources
 
@@ -60,6 +70,8 @@ class Job:
     take_all: bool = False
     target: str = "msgspec"
     formatter: str = "ruff"
+    #: Overlay files adding x-acp-* annotations to a schema we did not write.
+    overlays: tuple[Path, ...] = ()
     #: The command recorded in file headers; defaults to the equivalent CLI call.
     command: str = ""
     extra: dict[str, str] = field(default_factory=dict)
@@ -74,6 +86,7 @@ class Job:
             f"--package {self.package}",
         ]
         parts += [f"--root {r}" for r in self.roots]
+        parts += [f"--overlay {o.as_posix()}" for o in self.overlays]
         if self.take_all:
             parts.append("--all")
         if self.target != "msgspec":
@@ -90,6 +103,8 @@ def check_package_name(package: str) -> None:
 
 def build_module(job: Job) -> ir.Module:
     loaded = load.load_path(job.schema)
+    for path in job.overlays:
+        loaded = overlay.apply_overlay(loaded, path)
     return build.build(loaded, job.roots, job.take_all)
 
 
@@ -116,8 +131,14 @@ def generate(job: Job) -> dict[str, str]:
         + ["METHODS"]
         + ([view.handler, "dispatch"] if view.handler else [])
     )
+    spec = semantics.reducer_spec(module)
+    state_names = ["Entity", "SessionState"] if spec else []
     all_names = sorted(
-        set(view.model_names) | set(codec_names) | set(dispatch_names) | set(PUBLIC_RUNTIME),
+        set(view.model_names)
+        | set(codec_names)
+        | set(dispatch_names)
+        | set(PUBLIC_RUNTIME)
+        | set(state_names),
         key=naming.isort_key,
     )
     imports = sorted(_dispatch_imports(view), key=naming.import_key)
@@ -140,12 +161,29 @@ def generate(job: Job) -> dict[str, str]:
         "all_names": all_names,
         "imports": imports,
         "library_imports": getattr(view, "library_imports", ()),
+        "spec": spec,
+        "state_names": state_names,
+        "state_imports": _state_imports(spec),
     }
-    files = render.render(target.templates, context)
+    templates = dict(target.templates)
+    if spec is not None:
+        templates["state.py"] = "state.py.j2"
+    files = render.render(templates, context)
     header = render.environment().get_template("header.j2").render(provenance=provenance)
     files["_runtime.py"] = header + render.runtime_source(target.runtime)
+    if spec is not None:
+        files["_state.py"] = header + render.runtime_source("_state.py")
     files["py.typed"] = ""
     return format_sources(files) if job.formatter == "ruff" else files
+
+
+def _state_imports(spec: semantics.ReducerSpec | None) -> list[str]:
+    if spec is None:
+        return []
+    names = {e.cls for e in spec.entities} | {s.cls for s in spec.snapshots} | set(spec.live)
+    if spec.unknown:
+        names.add(spec.unknown)
+    return sorted(names, key=naming.import_key)
 
 
 def _dispatch_imports(view: lower_msgspec.View) -> set[str]:

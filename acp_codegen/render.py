@@ -33,6 +33,13 @@ def pystr(text: str) -> str:
     return repr(text)
 
 
+def _pyrepr(value: Any) -> str:
+    """A Python literal for plain data (tuples of tuples, strings, numbers, None)."""
+    if isinstance(value, list):
+        value = tuple(tuple(v) if isinstance(v, list | tuple) else v for v in value)
+    return repr(value)
+
+
 def _escape_char(ch: str) -> str:
     if ch in "\n\t " or ch.isprintable():
         return ch
@@ -73,6 +80,9 @@ def environment() -> jinja2.Environment:
     env.filters["docstring"] = docstring
     env.filters["pystr"] = pystr
     env.filters["comment"] = comment
+    env.filters["pyrepr"] = _pyrepr
+    env.filters["dictrepr"] = lambda pairs: repr(dict(pairs))
+    env.filters["zip"] = lambda left, right: zip(left, right, strict=True)
     return env
 
 
