@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from . import __version__, config, emit
+from .cli_diff import diff_command
 from .config import NamedJob, Overrides
 from .console import (
     EXIT_BAD_INPUT,
@@ -189,6 +190,7 @@ def _check(results: list[tuple[NamedJob, dict[str, str]]], console: Console) -> 
 
 
 main.add_command(inspect_command)
+main.add_command(diff_command)
 
 if __name__ == "__main__":  # pragma: no cover
     main()
