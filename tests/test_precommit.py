@@ -9,7 +9,6 @@ it, and lets pre-commit build the hook environment exactly as a user's would.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +23,7 @@ from tests.userproject import (
     git_init,
     make_project,
     run,
+    snapshot_repo,
 )
 
 JOB = {
@@ -33,24 +33,6 @@ JOB = {
         "package": "my_app._vendor.acp",
     }
 }
-
-
-def snapshot_repo(where: Path) -> str:
-    """Copy this checkout's working tree (files git does not ignore) into a new repository.
-
-    Returns the new commit. In CI the checkout is clean, so this is its HEAD.
-    """
-    listed = run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], REPO
-    ).stdout.split("\0")
-    for rel in filter(None, listed):
-        source = REPO / rel
-        if source.is_file():
-            (where / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, where / rel)
-    git_init(where)
-    git_commit_all(where, "snapshot")
-    return run(["git", "rev-parse", "HEAD"], where).stdout.strip()
 
 
 def pre_commit(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import venv
@@ -135,3 +136,27 @@ def git_init(root: Path) -> None:
 def git_commit_all(root: Path, message: str) -> None:
     run(["git", "add", "-A"], root)
     run(["git", "commit", "-q", "-m", message], root)
+
+
+def copy_checkout(where: Path) -> Path:
+    """Copy this checkout's working tree (the files git does not ignore) to `where`."""
+    listed = run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], REPO
+    ).stdout.split("\0")
+    for rel in filter(None, listed):
+        source = REPO / rel
+        if source.is_file():
+            (where / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, where / rel)
+    return where
+
+
+def snapshot_repo(where: Path) -> str:
+    """`copy_checkout` into a new git repository; returns its commit.
+
+    In CI the checkout is clean, so the snapshot holds exactly its HEAD.
+    """
+    copy_checkout(where)
+    git_init(where)
+    git_commit_all(where, "snapshot")
+    return run(["git", "rev-parse", "HEAD"], where).stdout.strip()
