@@ -15,7 +15,7 @@ from pathlib import Path
 from tests import corpus
 
 from . import codec, cold, reducer, report
-from .packages import read_lines, workspace
+from .packages import DMC_FORMATTERS, read_lines, workspace
 
 SECTIONS = ("1", "2", "3", "4", "5", "6", "7")
 MIN_ROUNDS = 15
@@ -58,12 +58,13 @@ def main(argv: list[str] | None = None) -> int:
     limit = 300 if args.smoke else None
     repeat = 50 if args.smoke else 2000
     print(report.header(rounds, args.smoke), flush=True)
+    formatters = DMC_FORMATTERS[:1] if args.smoke else DMC_FORMATTERS
     ws, scratch = workspace()
     sections: list[report.Section] = []
     with scratch:
         lines = read_lines(corpus.STREAM_V1, limit)
         steps = [
-            ("1", lambda: [cold.generators(ws, rounds)]),
+            ("1", lambda: [cold.generators(ws, rounds, formatters)]),
             ("2", lambda: list(codec.v1(ws, lines, rounds))),
             ("4", lambda: [codec.v2(ws, rounds, limit)]),
             ("5", lambda: [reducer.reducer(ws, rounds, limit)]),

@@ -101,5 +101,5 @@ def markdown(sections: list[Section]) -> str:
                 f"| {row.figure} | {row.label} | {row.ratio_text()} | {goal} | {verdict(row)} |"
             )
         for note in section.notes:
-            lines.append(f"| {section.title.split(' ', 1)[0]} | {note} | | | |")
+            lines.append(f"| {section.title.split('.', 1)[0]} | {note} | | | |")
     return "\n".join(lines)
