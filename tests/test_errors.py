@@ -4,6 +4,7 @@ traceback, and leave the output directory untouched."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -88,6 +89,12 @@ def _deep_schema(levels: int) -> bytes:
 CASES.append(("too-deep", _deep_schema(100), "schema nests deeper than 64 levels"))
 
 
+@pytest.fixture(autouse=True)
+def _outside_any_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from an empty folder, so no project's [tool.acp-codegen] table applies."""
+    monkeypatch.chdir(tmp_path)
+
+
 def _write(tmp_path: Path, content: Any) -> Path:
     path = tmp_path / "schema.json"
     path.write_bytes(content if isinstance(content, bytes) else json.dumps(content).encode())
@@ -154,9 +161,10 @@ def test_output_path_is_a_file(tmp_path: Path) -> None:
 
 def test_real_process_prints_no_traceback(tmp_path: Path) -> None:
     path = _write(tmp_path, b"[]")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     proc = subprocess.run([sys.executable, "-m", "acp_codegen", "generate", "--schema", str(path),
                            "--out", str(tmp_path / "o"), "--package", "p"],
-                          capture_output=True, text=True, check=False)
+                          capture_output=True, text=True, check=False, env=env)
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr.strip().splitlines() == [
