@@ -54,6 +54,7 @@ __all__ = [
     "shape_union",
     "skip_invalid",
     "tagged_union",
+    "wire_validator",
 ]
 
 #: The value of an omitted optional field; left out when encoding.
@@ -253,6 +254,10 @@ def _raw_of(value: UnknownVariant) -> dict[str, Any]:
     return value.raw
 
 
+def _same(value: Any) -> Any:
+    return value
+
+
 class TaggedUnion:
     """Descriptor of a tagged union, kept in its type's ``Annotated`` metadata.
 
@@ -300,7 +305,14 @@ class TaggedUnion:
                 self._unknown, core_schema.dict_schema(core_schema.str_schema())
             )
             fast = core_schema.union_schema([fast, unknown], mode="left_to_right")
-        return core_schema.json_or_python_schema(json_schema=fast, python_schema=python)
+        # Output goes through the callable discriminator, which routes by class: the
+        # wire-keyed union cannot find a tag on a model instance.
+        serialization = core_schema.plain_serializer_function_ser_schema(
+            _same, return_schema=python, when_used="always"
+        )
+        return core_schema.json_or_python_schema(
+            json_schema=fast, python_schema=python, serialization=serialization
+        )
 
     def _unknown(self, raw: dict[str, Any]) -> UnknownVariant:
         tag = raw.get(self.tag_field)
@@ -428,11 +440,19 @@ def adapter(tp: Any) -> pydantic.TypeAdapter[Any]:
     return pydantic.TypeAdapter(tp)
 
 
-def decode(data: bytes | str, tp: Any, fast: Callable[..., Any] | None = None) -> Any:
+def wire_validator(tp: Any) -> Callable[[bytes | str], Any]:
+    """The strict JSON validator of `tp`, reading camelCase keys only.
+
+    It calls pydantic-core directly, skipping `TypeAdapter`'s Python-level wrapper.
+    """
+    return functools.partial(adapter(tp).validator.validate_json, **WIRE)
+
+
+def decode(data: bytes | str, tp: Any, fast: Callable[[bytes | str], Any] | None = None) -> Any:
     """Decode JSON `data` as `tp`: strictly at pydantic-core speed, else through the slow path."""
-    validate = fast if fast is not None else adapter(tp).validate_json
+    validate = fast if fast is not None else wire_validator(tp)
     try:
-        return validate(data, **WIRE)
+        return validate(data)
     except pydantic.ValidationError:
         pass
     except RecursionError:
