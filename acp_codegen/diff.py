@@ -104,6 +104,7 @@ def compare(old: ir.Module, new: ir.Module, docs: bool = False) -> tuple[Change,
                 c.kind,
                 c.old or "",
                 c.new or "",
+                c.message,
             ),
         )
     )

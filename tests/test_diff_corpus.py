@@ -1,0 +1,175 @@
+"""`acp-codegen diff` over the published history in ``../shared/acp-schemas``.
+
+Every consecutive pair of revisions of each original path (MANIFEST.tsv, with
+``also_at`` followed) is compared; facts known from that history are checked
+as spot tests; the README's sample output is regenerated and compared.
+Each revision is built once and shared between pairs, so the sweep stays fast.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from functools import cache
+
+import pytest
+from click.testing import CliRunner
+
+from acp_codegen import build, ir, load
+from acp_codegen.cli import main
+from acp_codegen.diff import Change, compare, select
+from acp_codegen.errors import SchemaError
+from tests import corpus
+from tests.test_diff import mirrored
+
+pytestmark = pytest.mark.skipif(not corpus.available(), reason="shared ACP schema corpus absent")
+
+#: The one revision no diff can read: for a few minutes the SessionUpdate tag was `kind`,
+#: which its tool-call variants also used as an ordinary (non-const) payload field.
+KIND_REVISION = "v0/2025-08-04_a485ce70_schema.json"
+KIND_ERROR = "#/$defs/SessionUpdate/oneOf/4: variant has no const 'kind'"
+
+
+def history(original_path: str) -> list[corpus.Revision]:
+    revisions = [r for r in corpus.schemas() if r.at(original_path)]
+    return sorted(revisions, key=lambda r: (r.commit_date, r.file))
+
+
+def original_paths() -> list[str]:
+    if not corpus.available():
+        return []
+    return sorted({r.original_path for r in corpus.schemas()})
+
+
+@cache
+def loaded(file: str) -> load.LoadedSchema:
+    return load.load_path(corpus.SCHEMAS / file)
+
+
+@cache
+def module(file: str, everything: bool) -> ir.Module:
+    return build.build(loaded(file), (), everything)
+
+
+def changes(old: str, new: str) -> tuple[Change, ...]:
+    """What ``acp-codegen diff OLD NEW`` reports, from the shared per-revision builds."""
+    mode = select(loaded(old), loaded(new), (), False).mode
+    return compare(module(old, mode == "all"), module(new, mode == "all"))
+
+
+def run(*files: str, extra: tuple[str, ...] = ()) -> object:
+    return CliRunner().invoke(main, ["diff", *(str(corpus.SCHEMAS / f) for f in files), *extra])
+
+
+@pytest.mark.parametrize("original_path", original_paths())
+def test_every_consecutive_pair_diffs_and_mirrors(original_path: str) -> None:
+    revisions = history(original_path)
+    failed = []
+    for old, new in zip(revisions, revisions[1:], strict=False):
+        try:
+            forward = changes(old.file, new.file)
+        except SchemaError as exc:
+            failed.append((old.file, new.file, str(exc)))
+            continue
+        backward = changes(new.file, old.file)
+        assert {(c.kind, c.type, c.member) for c in backward} == {
+            (kind, type_, member) for kind, type_, member, _, _ in mirrored(forward)
+        }, (old.file, new.file)
+    expected = []
+    if original_path == "schema/schema.json":
+        expected = [
+            ("v0/2025-08-01_c5f079b5_schema.json", KIND_REVISION),
+            (KIND_REVISION, "v0/2025-08-04_bcac1ca7_schema.json"),
+        ]
+    assert [(old, new) for old, new, _ in failed] == expected
+    assert all(message.endswith(KIND_ERROR) for _, _, message in failed)
+
+
+def test_the_kind_revision_is_a_one_line_error() -> None:
+    result = run("v0/2025-08-01_c5f079b5_schema.json", KIND_REVISION)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.strip().endswith(KIND_ERROR)
+    assert len(result.stderr.splitlines()) == 1
+    # Stepping over it works, and its neighbours both tag SessionUpdate with `sessionUpdate`.
+    after = module("v0/2025-08-04_bcac1ca7_schema.json", True).get("SessionUpdate")
+    assert isinstance(after, ir.TaggedUnion) and after.tag_field == "sessionUpdate"
+    added = changes("v0/2025-08-01_c5f079b5_schema.json", "v0/2025-08-04_bcac1ca7_schema.json")
+    assert ("type.added", "SessionUpdate") in {(c.kind, c.type) for c in added}
+
+
+def test_tag_values_switch_from_camel_case_to_snake_case() -> None:
+    found = changes("v0/2025-08-04_bcac1ca7_schema.json", "v0/2025-08-04_25a033b2_schema.json")
+    renamed = {(c.old, c.new) for c in found if c.kind == "union.tag_renamed"}
+    assert renamed == {
+        ("userMessageChunk", "user_message_chunk"),
+        ("agentMessageChunk", "agent_message_chunk"),
+        ("agentThoughtChunk", "agent_thought_chunk"),
+        ("toolCall", "tool_call"),
+        ("toolCallUpdate", "tool_call_update"),
+    }
+    assert all(
+        c.type == "SessionUpdate" and c.severity == "breaking"
+        for c in found
+        if c.kind == "union.tag_renamed"
+    )
+    values = {(c.type, c.old, c.new) for c in found if c.kind == "enum.value_renamed"}
+    assert ("ToolCallStatus", "inProgress", "in_progress") in values
+
+
+def test_v2_opens_unions_with_an_other_fallback() -> None:
+    found = changes(
+        "v0/2026-05-27_dab54af8_schema.unstable.json",
+        "v0/2026-05-28_275e773f_schema.v2.unstable.json",
+    )
+    opened = {c.type for c in found if c.kind == "union.opened"}
+    assert {"SessionUpdate", "ContentBlock", "ToolCallContent"} <= opened
+    assert {c.type for c in found if c.kind == "enum.opened"} >= {"ToolKind", "ToolCallStatus"}
+    assert all(c.severity == "additive" for c in found if c.kind.endswith(".opened"))
+    assert not [c for c in found if c.kind.endswith(".closed")]
+    session_update = next(
+        c for c in found if c.kind == "union.opened" and c.type == "SessionUpdate"
+    )
+    assert session_update.message == "now open: unknown tags decode to UnknownSessionUpdate"
+
+
+@pytest.mark.parametrize(
+    "original_path", ["schema/v1/schema.unstable.json", "schema/v2/schema.unstable.json"]
+)
+def test_compaction_update_appears_in_the_newest_revisions(original_path: str) -> None:
+    revisions = history(original_path)
+    appeared = [
+        new.file
+        for old, new in zip(revisions, revisions[1:], strict=False)
+        for c in changes(old.file, new.file)
+        if (c.kind, c.type, c.member)
+        == ("union.variant_added", "SessionUpdate", "compaction_update")
+    ]
+    folder = original_path.split("/")[1]
+    assert appeared == [f"{folder}/2026-08-20_0055de87_schema.unstable.json"]
+    assert revisions[-2].file == appeared[0]
+    newest = module(revisions[-1].file, False).get("SessionUpdate")
+    assert isinstance(newest, ir.TaggedUnion) and "compaction_update" in newest.tags
+
+
+def test_newest_v2_unstable_pair_is_fast() -> None:
+    old, new = history(corpus.NEWEST["v2-unstable"])[-2:]
+    start = time.perf_counter()
+    result = run(old.file, new.file, extra=("--all",))
+    elapsed = time.perf_counter() - start
+    assert result.exit_code == 0, result.output
+    assert elapsed < 2.0, f"diff took {elapsed:.2f} s"
+
+
+def test_readme_shows_real_output() -> None:
+    text = (corpus.REPO / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"```console\n\$ (acp-codegen diff [^\n]+)\n(.*?)```", text, re.S)
+    assert match, "README has no ```console block with an `acp-codegen diff` run"
+    prefix = "../shared/acp-schemas/"
+    args = match.group(1).split()[2:]
+    files = [a[len(prefix) :] for a in args if a.startswith(prefix)]
+    options = tuple(a for a in args if not a.startswith(prefix))
+    result = run(*files, extra=options)
+    assert result.exit_code == 0, result.output
+    shown = result.stdout.replace(str(corpus.SCHEMAS) + "/", prefix)
+    assert shown == match.group(2)
