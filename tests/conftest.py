@@ -19,6 +19,8 @@ OWN_SCHEMA = Path(__file__).resolve().parent.parent / "schema" / "session_update
 OVERLAY = OWN_SCHEMA.parent / "overlay.published-v2.json"
 
 GenerateFn = Callable[..., ModuleType]
+#: Every `--target` of the generator; the behaviour suites run once per target.
+TARGETS = ("msgspec", "pydantic")
 
 
 @pytest.fixture(scope="session")
@@ -37,6 +39,8 @@ def make_package(generated_root: Path) -> GenerateFn:
 
     def make(schema: Path, name: str, target: str = "msgspec", roots: tuple[str, ...] = (),
              take_all: bool = False, overlays: tuple[Path, ...] = ()) -> ModuleType:
+        if target != "msgspec":
+            name = f"{name}_{target}"  # one importable package per target
         key = (str(schema), name, target, tuple(roots), take_all, tuple(map(str, overlays)))
         if key in _CACHE:
             return _CACHE[key]
@@ -52,6 +56,13 @@ def make_package(generated_root: Path) -> GenerateFn:
     return make
 
 
+@pytest.fixture(scope="session", params=TARGETS)
+def target(request: pytest.FixtureRequest) -> str:
+    """Each generation target in turn: a behaviour test that takes it (and passes it to
+    ``make_package(..., target=target)``) runs once against msgspec and once against pydantic."""
+    return str(request.param)
+
+
 @pytest.fixture(scope="session")
 def newest_schema() -> Callable[[str], Path]:
     """``newest_schema("v2-unstable")`` -> path of the newest published revision."""
@@ -60,9 +71,9 @@ def newest_schema() -> Callable[[str], Path]:
 
 
 @pytest.fixture(scope="session", params=["v1", "v1-unstable", "v2", "v2-unstable"])
-def published(request: pytest.FixtureRequest, make_package: GenerateFn) -> ModuleType:
-    """A package generated with ``--all`` from each newest published schema."""
+def published(request: pytest.FixtureRequest, make_package: GenerateFn, target: str) -> ModuleType:
+    """A package generated with ``--all`` from each newest published schema, per target."""
     corpus.require()
     key = request.param
     return make_package(corpus.newest(corpus.NEWEST[key]), "pub_" + key.replace("-", "_"),
-                        take_all=True)
+                        target=target, take_all=True)

@@ -539,7 +539,18 @@ def _walk(obj: Any, tp: Any, path: str, depth: int) -> Any:
         return _tagged(obj, spec, path, depth)
     origin = typing.get_origin(tp)
     if origin is typing.Annotated:
-        return _walk(obj, typing.get_args(tp)[0], path, depth)
+        base, *metas = typing.get_args(tp)
+        if not _walkable(base):
+            return _strict(obj, tp, path)  # a constrained scalar: check it whole
+        result = _walk(obj, base, path, depth)
+        if metas and isinstance(result, list | dict):
+            # Re-check size constraints (minItems and the like) on the walked value.
+            shape = list[Any] if isinstance(result, list) else dict[str, Any]
+            try:
+                adapter(typing.Annotated[shape, *metas]).validate_python(result)
+            except pydantic.ValidationError as exc:
+                raise DecodeError(_first_error(exc)[0], path) from None
+        return result
     if origin in (typing.Union, types.UnionType):
         return _union(obj, typing.get_args(tp), path, depth)
     if origin is list:
@@ -555,6 +566,13 @@ def _walk(obj: Any, tp: Any, path: str, depth: int) -> Any:
     if isinstance(tp, type) and issubclass(tp, pydantic.BaseModel):
         return _model(obj, tp, path, depth)
     return _strict(obj, tp, path)
+
+
+def _walkable(tp: Any) -> bool:
+    origin = typing.get_origin(tp)
+    if origin in (list, dict, typing.Union, types.UnionType, typing.Annotated):
+        return True
+    return isinstance(tp, type) and issubclass(tp, pydantic.BaseModel)
 
 
 def _strict(obj: Any, tp: Any, path: str) -> Any:
