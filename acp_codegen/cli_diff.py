@@ -29,7 +29,7 @@ EXIT_CHANGED = 1
     "roots",
     multiple=True,
     metavar="DEF",
-    help="Compare this definition and what it refers to (repeatable).",
+    help="Also compare this definition and what it refers to (repeatable).",
 )
 @click.option("--all", "take_all", is_flag=True, help="Compare every definition.")
 @click.option(

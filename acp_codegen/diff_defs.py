@@ -176,6 +176,20 @@ class DefComparer:
                 message = f"{key} changed"
                 self.emit("annotation.changed", group, member, before[key], after[key], message)
 
+    def openness(
+        self, prefix: str, group: str, was_open: bool, is_open: bool, opened: str, closed: str
+    ) -> None:
+        """Report a union or enum that started or stopped keeping unknown members."""
+        if was_open != is_open:
+            self.emit(
+                f"{prefix}.opened" if is_open else f"{prefix}.closed",
+                group,
+                "",
+                "open" if was_open else "closed",
+                "open" if is_open else "closed",
+                f"now open: {opened}" if is_open else f"now closed: {closed}",
+            )
+
     # -- structs ----------------------------------------------------------------------------
     def struct(self, old: ir.Struct, new: ir.Struct) -> None:
         before = {f.wire: f for f in old.fields}
@@ -239,17 +253,14 @@ class DefComparer:
         if old.tag_field != new.tag_field:
             message = f"tag property changed from {old.tag_field!r} to {new.tag_field!r}"
             self.emit("union.tag_field_changed", group, "", old.tag_field, new.tag_field, message)
-        if old.open != new.open:
-            self.emit(
-                "union.opened" if new.open else "union.closed",
-                group,
-                "",
-                "open" if old.open else "closed",
-                "open" if new.open else "closed",
-                f"now open: unknown tags decode to {new.unknown_name}"
-                if new.open
-                else "now closed: unknown tags no longer decode",
-            )
+        self.openness(
+            "union",
+            group,
+            old.open,
+            new.open,
+            f"unknown tags decode to {new.unknown_name}",
+            "unknown tags no longer decode",
+        )
         before = {v.tag: v for v in old.variants}
         after = {v.tag: v for v in new.variants}
         gone = [t for t in before if t not in after]
@@ -303,17 +314,14 @@ class DefComparer:
             self.emit(
                 "enum.base_changed", group, "", old.base, new.base, f"values are now {new.base}"
             )
-        if old.open != new.open:
-            self.emit(
-                "enum.opened" if new.open else "enum.closed",
-                group,
-                "",
-                "open" if old.open else "closed",
-                "open" if new.open else "closed",
-                "now open: unknown values are kept"
-                if new.open
-                else "now closed: unknown values no longer decode",
-            )
+        self.openness(
+            "enum",
+            group,
+            old.open,
+            new.open,
+            "unknown values are kept",
+            "unknown values no longer decode",
+        )
         before = {v.value: v for v in old.values}
         after = {v.value: v for v in new.values}
         gone = [v for v in before if v not in after]
