@@ -20,17 +20,17 @@ from tests.conftest import OVERLAY, OWN_SCHEMA, GenerateFn
 
 
 @pytest.fixture(scope="module", params=["ours", "published"])
-def pkg(request: pytest.FixtureRequest, make_package: GenerateFn) -> ModuleType:
+def pkg(request: pytest.FixtureRequest, make_package: GenerateFn, target: str) -> ModuleType:
     if request.param == "ours":
-        return make_package(OWN_SCHEMA, "state_ours")
+        return make_package(OWN_SCHEMA, "state_ours", target=target)
     corpus.require()
     schema = corpus.newest(corpus.NEWEST["v2-unstable"])
-    return make_package(schema, "state_published", overlays=(OVERLAY,))
+    return make_package(schema, "state_published", target=target, overlays=(OVERLAY,))
 
 
 @pytest.fixture(scope="module")
-def own(make_package: GenerateFn) -> ModuleType:
-    return make_package(OWN_SCHEMA, "state_ours")
+def own(make_package: GenerateFn, target: str) -> ModuleType:
+    return make_package(OWN_SCHEMA, "state_ours", target=target)
 
 
 def text(value: str) -> dict[str, Any]:
