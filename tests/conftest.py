@@ -7,7 +7,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
+import msgspec
 import pytest
 
 from acp_codegen import emit
@@ -21,6 +23,18 @@ OVERLAY = OWN_SCHEMA.parent / "overlay.published-v2.json"
 GenerateFn = Callable[..., ModuleType]
 #: Every `--target` of the generator; the behaviour suites run once per target.
 TARGETS = ("msgspec", "pydantic")
+
+
+def strict_decoder(pkg: ModuleType, tp: Any) -> Callable[[bytes], Any]:
+    """`pkg`'s strict fast path for `tp` alone, without the slow path.
+
+    It raises a `ValueError` (msgspec's or pydantic's ``ValidationError``) wherever the
+    slow path would have to step in: leniency, unknown union members needing repair.
+    """
+    runtime = pkg._runtime
+    if hasattr(runtime, "wire_validator"):  # pydantic target
+        return runtime.wire_validator(tp)  # type: ignore[no-any-return]
+    return msgspec.json.Decoder(tp, dec_hook=runtime.dec_hook).decode
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,7 @@ import msgspec
 import pytest
 
 from tests import corpus
-from tests.conftest import GenerateFn
+from tests.conftest import GenerateFn, strict_decoder
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -215,13 +215,9 @@ def test_published_meta_is_lenient(v2: ModuleType) -> None:
     assert obj.meta is v2.UNSET
 
 
-def test_strict_path_handles_the_common_case(v2: ModuleType, target: str) -> None:
+def test_strict_path_handles_the_common_case(v2: ModuleType) -> None:
     """Well-formed payloads never touch the slow path: the strict decoder alone accepts them."""
-    if target == "pydantic":
-        strict_decode = v2._runtime.wire_validator(v2.models.SessionUpdate)
-    else:
-        strict_decode = msgspec.json.Decoder(v2.models.SessionUpdate,
-                                             dec_hook=v2._runtime.dec_hook).decode
+    strict_decode = strict_decoder(v2, v2.models.SessionUpdate)
     payload = b'{"sessionUpdate":"agent_message_chunk","messageId":"m",' \
               b'"content":{"type":"text","text":"x"}}'
     assert strict_decode(payload) == v2.decode_update(payload)

@@ -598,8 +598,7 @@ def _first_error(exc: pydantic.ValidationError) -> tuple[str, str]:
 
 
 def _skip_invalid(obj: list[Any], tp: Any, path: str, depth: int) -> list[Any]:
-    args = [a for a in typing.get_args(_strip(tp)) if a is not UNSET and a is not type(None)]
-    item = typing.get_args(_strip(args[0]))[0] if args else Any
+    item = _list_item(tp)
     out = []
     for i, value in enumerate(obj):
         try:
@@ -607,6 +606,16 @@ def _skip_invalid(obj: list[Any], tp: Any, path: str, depth: int) -> list[Any]:
         except DecodeError:
             continue
     return out
+
+
+def _list_item(tp: Any) -> Any:
+    """The item type of a (possibly nullable or optional) list type."""
+    tp = _strip(tp)
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        lists = [m for m in typing.get_args(tp) if typing.get_origin(_strip(m)) is list]
+        tp = _strip(lists[0]) if lists else tp
+    args = typing.get_args(tp)
+    return args[0] if typing.get_origin(tp) is list and args else Any
 
 
 def _strip(tp: Any) -> Any:
@@ -642,13 +651,13 @@ def _model(obj: Any, cls: type[pydantic.BaseModel], path: str, depth: int) -> An
         where = f"{path}.{spec.wire}"
         value = obj[spec.wire]
         try:
-            if spec.skip_invalid and isinstance(value, list):
-                value = _skip_invalid(value, spec.type, where, depth)
             values[spec.attr] = _conv(value, spec.type, where, depth)
         except DecodeError:
-            if not spec.lenient:
+            if spec.skip_invalid and isinstance(value, list):
+                values[spec.attr] = _skip_invalid(value, spec.type, where, depth)
+            elif not spec.lenient:
                 raise
-            if spec.on_error is not UNSET:
+            elif spec.on_error is not UNSET:
                 values[spec.attr] = _conv(spec.on_error, spec.type, where, depth)
     return cls.model_construct(**values)
 
