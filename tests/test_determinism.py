@@ -21,35 +21,35 @@ DIGEST_SCRIPT = """
 import hashlib, json, sys
 from pathlib import Path
 from acp_codegen.pipeline import Job, generate
-files = generate(Job(Path(sys.argv[1]), Path("out/pkg"), "pkg", take_all=True))
+files = generate(Job(Path(sys.argv[1]), Path("out/pkg"), "pkg", take_all=True, target=sys.argv[2]))
 print(json.dumps({k: hashlib.sha256(v.encode()).hexdigest() for k, v in sorted(files.items())}))
 """
 
 
-def _digests_in_subprocess(schema: Path, seed: str) -> dict[str, str]:
+def _digests_in_subprocess(schema: Path, seed: str, target: str) -> dict[str, str]:
     env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)}
-    proc = subprocess.run([sys.executable, "-c", DIGEST_SCRIPT, str(schema)], env=env, cwd=REPO,
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run([sys.executable, "-c", DIGEST_SCRIPT, str(schema), target], env=env,
+                          cwd=REPO, capture_output=True, text=True, check=True)
     result: dict[str, str] = json.loads(proc.stdout)
     return result
 
 
-def test_generate_twice_gives_identical_bytes() -> None:
-    job = Job(OWN_SCHEMA, Path("out/acp"), "acp")
+def test_generate_twice_gives_identical_bytes(target: str) -> None:
+    job = Job(OWN_SCHEMA, Path("out/acp"), "acp", target=target)
     assert generate(job) == generate(job)
 
 
-def test_hash_seed_does_not_change_output() -> None:
+def test_hash_seed_does_not_change_output(target: str) -> None:
     for schema in (OWN_SCHEMA, GOLDEN):
-        zero = _digests_in_subprocess(schema, "0")
-        one = _digests_in_subprocess(schema, "1")
+        zero = _digests_in_subprocess(schema, "0", target)
+        one = _digests_in_subprocess(schema, "1", target)
         assert zero == one
-        local = generate(Job(schema, Path("out/pkg"), "pkg", take_all=True))
+        local = generate(Job(schema, Path("out/pkg"), "pkg", take_all=True, target=target))
         assert zero == {k: hashlib.sha256(v.encode()).hexdigest() for k, v in sorted(local.items())}
 
 
-def test_formatting_is_idempotent() -> None:
-    files = generate(Job(OWN_SCHEMA, Path("out/acp"), "acp"))
+def test_formatting_is_idempotent(target: str) -> None:
+    files = generate(Job(OWN_SCHEMA, Path("out/acp"), "acp", target=target))
     assert format_sources(files) == files
 
 
