@@ -104,7 +104,9 @@ class Model(pydantic.BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
-        use_enum_values=False,
+        # Field names that pydantic itself uses are renamed by the generator; the
+        # ``model_`` prefix alone is fine for the schema's fields.
+        protected_namespaces=(),
     )
 
 
