@@ -80,13 +80,16 @@ class Workspace:
     #: (schema, formatter) -> where datamodel-code-generator already wrote its models this run.
     dmc_outputs: dict[tuple[Path, str], Path] = field(default_factory=dict)
 
-    def ours(self, name: str, schema: Path, take_all: bool) -> ModuleType | None:
+    def ours(
+        self, name: str, schema: Path, take_all: bool, target: str = "msgspec"
+    ) -> ModuleType | None:
         """Generate, write and import our package; None (and an error) if it fails."""
         if name in self.modules or name in self.errors:
             return self.modules.get(name)
         out = self.root / name
         try:
-            emit.write_tree(out, generate(Job(schema, out, name, take_all=take_all)))
+            job = Job(schema, out, name, take_all=take_all, target=target)
+            emit.write_tree(out, generate(job))
         except SchemaError as exc:
             self.errors[name] = str(exc)
             return None
