@@ -22,19 +22,12 @@ import click
 from . import __version__, config, emit
 from .cli_diff import diff_command
 from .config import NamedJob, Overrides
-from .console import (
-    EXIT_BAD_INPUT,
-    EXIT_STALE,
-    Console,
-    fail,
-    handles_bad_input,
-    output_options,
-)
+from .console import EXIT_STALE, Console, handles_bad_input, output_options
 from .errors import UsageError
 from .inspect import inspect_command
 from .pipeline import FORMATTERS, generate
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_STALE", "fail", "handles_bad_input", "job_options", "main"]
+__all__ = ["job_options", "main"]
 
 _options = [
     click.option(
@@ -57,6 +50,13 @@ _options = [
         "--root", "roots", multiple=True, help="Also generate this definition (repeatable)."
     ),
     click.option("--all", "take_all", is_flag=True, help="Generate every definition."),
+    click.option(
+        "--overlay",
+        "overlays",
+        multiple=True,
+        type=click.Path(path_type=Path),
+        help="Apply this x-acp-* annotation overlay to the schema (repeatable).",
+    ),
     click.option("--target", help="Code generation target (default: msgspec)."),
     click.option(
         "--formatter",
@@ -81,6 +81,7 @@ def _jobs(kwargs: dict[str, Any]) -> list[NamedJob]:
         take_all=kwargs["take_all"],
         target=kwargs["target"],
         formatter=kwargs["formatter"],
+        overlays=kwargs["overlays"],
     )
     loaded = config.load(kwargs["config_path"])
     return config.select(loaded, kwargs["job_names"], flags)

@@ -13,10 +13,11 @@ ways::
     out = "src/my_app/_vendor/acp_v1"
 
 Keys of a job: ``schema`` and ``out`` (required), ``package`` (defaults to the
-last part of ``out``), ``target``, ``formatter``, ``roots`` and ``all``. Paths
-are relative to the pyproject.toml that holds them. Command-line flags override
-the keys of every selected job. Every mistake is a `UsageError` whose one line
-names the file, the table and the key.
+last part of ``out``), ``target``, ``formatter``, ``roots``, ``all`` and
+``overlays`` (files adding ``x-acp-*`` annotations). Paths are relative to the
+pyproject.toml that holds them. Command-line flags override the keys of every
+selected job. Every mistake is a `UsageError` whose one line names the file,
+the table and the key.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ TABLE = "tool.acp-codegen"
 #: What ``Job`` headers record for a job that comes from the configuration unchanged.
 CONFIG_COMMAND = "acp-codegen generate"
 _STR_KEYS = ("schema", "out", "package", "target", "formatter")
-JOB_KEYS = (*_STR_KEYS, "roots", "all")
+JOB_KEYS = (*_STR_KEYS, "roots", "all", "overlays")
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class Overrides:
     take_all: bool = False
     target: str | None = None
     formatter: str | None = None
+    overlays: tuple[Path, ...] = ()
 
     def any(self) -> bool:
         return any(
@@ -68,6 +70,7 @@ class Overrides:
                 self.take_all,
                 self.target,
                 self.formatter,
+                self.overlays,
             )
         )
 
@@ -156,6 +159,9 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
     roots = entry.get("roots", [])
     if not isinstance(roots, list) or not all(isinstance(r, str) and r for r in roots):
         raise UsageError(f"{label} key 'roots' must be a list of definition names")
+    overlays = entry.get("overlays", [])
+    if not isinstance(overlays, list) or not all(isinstance(o, str) and o for o in overlays):
+        raise UsageError(f"{label} key 'overlays' must be a list of file paths")
     take_all = entry.get("all", False)
     if not isinstance(take_all, bool):
         raise UsageError(f"{label} key 'all' must be true or false")
@@ -180,6 +186,7 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
         take_all=take_all,
         target=entry.get("target", "msgspec"),
         formatter=formatter,
+        overlays=tuple(base / o for o in overlays),
         command=CONFIG_COMMAND,
     )
 
@@ -224,6 +231,7 @@ def override(job: Job, flags: Overrides) -> Job:
         take_all=flags.take_all or job.take_all,
         target=flags.target or job.target,
         formatter=flags.formatter or job.formatter,
+        overlays=flags.overlays or job.overlays,
         command="",
     )
 
@@ -245,6 +253,7 @@ def job_from_flags(flags: Overrides) -> Job:
         flags.take_all,
         target=flags.target or "msgspec",
         formatter=flags.formatter or "ruff",
+        overlays=flags.overlays,
     )
 
 
