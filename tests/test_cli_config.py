@@ -22,7 +22,8 @@ from click.testing import CliRunner
 
 from acp_codegen import __version__, config
 from acp_codegen.cli import main
-from tests.userproject import codegen_env, toml_value
+from tests import corpus
+from tests.userproject import REPO, codegen_env, toml_value
 
 SMALL = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -90,7 +91,7 @@ BAD_CONFIGS = [
     (
         "unknown-key-no-hint",
         '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\nzzz = 1',
-        "unknown key 'zzz' (known: schema, out, package, target, formatter, roots, all)",
+        "unknown key 'zzz' (known: schema, out, package, target, formatter, roots, all, overlays)",
     ),
     (
         "missing-out",
@@ -106,6 +107,11 @@ BAD_CONFIGS = [
         "roots-not-list",
         '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\nroots = "A"',
         "key 'roots' must be a list of definition names",
+    ),
+    (
+        "overlays-not-list",
+        '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\noverlays = "x.json"',
+        "key 'overlays' must be a list of file paths",
     ),
     (
         "all-not-bool",
@@ -312,3 +318,31 @@ def test_stale_diff_is_coloured_on_a_tty(tmp_path: Path) -> None:
     assert code == 1
     assert "\x1b[32m+" in output and "\x1b[31m-" in output
     assert "\x1b[33macp is out of date. Run: acp-codegen generate" in output
+
+
+def test_overlay_flag_and_key_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An overlay given as a flag or as a key gives the same package, and the command
+    recorded in its header regenerates it."""
+    corpus.require()
+    schema = corpus.newest(corpus.NEWEST["v2-unstable"])
+    overlay = REPO / "schema" / "overlay.published-v2.json"
+    flags = ["--schema", str(schema), "--overlay", str(overlay), "--out", "flagged/acp"]
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
+    assert invoke(tmp_path, "generate", *flags, monkeypatch=monkeypatch).exit_code == 0
+    header = (tmp_path / "flagged/acp/models.py").read_text().splitlines()[3]
+    assert header.endswith(f"--overlay {overlay.as_posix()}")
+    recorded = header.split("acp-codegen generate ", 1)[1].split()
+    assert invoke(tmp_path, "check", "-q", *recorded, monkeypatch=monkeypatch).exit_code == 0
+
+    configured = tmp_path / "configured"
+    configured.mkdir()
+    (configured / "pyproject.toml").write_text(
+        jobs_table(acp={"schema": str(schema), "out": "acp", "overlays": [str(overlay)]}),
+        encoding="utf-8",
+    )
+    assert invoke(configured, "generate", "-q", monkeypatch=monkeypatch).exit_code == 0
+    with_flags = sorted((tmp_path / "flagged/acp").glob("*.py"))
+    assert "state.py" in {p.name for p in with_flags}, "the overlay's annotations made a reducer"
+    for path in with_flags:
+        ours = (configured / "acp" / path.name).read_text().splitlines()
+        assert ours[4:] == path.read_text().splitlines()[4:], path.name
