@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tests import corpus
 
-from . import codec, cold, pydantic_target, reducer, report
+from . import codec, cold, pydantic_target, reducer, report, timing
 from .packages import DMC_FORMATTERS, read_lines, workspace
 
 SECTIONS = ("1", "2", "3", "4", "5", "6", "7", "8")
@@ -35,6 +35,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         default=",".join(SECTIONS),
         help="comma-separated figure numbers to run (default: all)",
     )
+    parser.add_argument(
+        "--clock",
+        choices=timing.CLOCKS,
+        default="cpu",
+        help="cpu: CPU time, steady on a shared machine (default); wall: wall time",
+    )
     parser.add_argument("--markdown", type=Path, help="also write the figures as a markdown table")
     args = parser.parse_args(argv)
     args.only = {s.strip() for s in args.only.split(",") if s.strip()}
@@ -54,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    timing.use_clock(args.clock)
     rounds = 1 if args.smoke else args.rounds
     limit = 300 if args.smoke else None
     repeat = 50 if args.smoke else 2000

@@ -9,7 +9,6 @@ after installation), so interpreter start-up is left out for both sides.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,16 +16,13 @@ from pathlib import Path
 from . import peers
 from .packages import DMC_FORMATTERS, OUR_SCHEMA, Workspace, dmc_command, newest, our_command
 from .report import Section
-from .timing import Goal, Row, interleave, reported
+from .timing import Goal, Row, clock_name, interleave, reported, run_child
 
 GENERATOR_SCHEMAS = ("v2-unstable", "v1")
 
 
-def _run(command: list[str]) -> Callable[[], None]:
-    def call() -> None:
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-    return call
+def _run(command: list[str]) -> Callable[[], float]:
+    return lambda: run_child(command)[0]
 
 
 def generators(ws: Workspace, rounds: int, formatters: tuple[str, ...] = DMC_FORMATTERS) -> Section:
@@ -35,7 +31,7 @@ def generators(ws: Workspace, rounds: int, formatters: tuple[str, ...] = DMC_FOR
     datamodel-codegen runs once per formatting option in `formatters`, and ours is
     compared with the fastest of them.
     """
-    cases: dict[str, Callable[[], None]] = {}
+    cases: dict[str, Callable[[], float]] = {}
     for key in GENERATOR_SCHEMAS:
         schema = newest(key)
         out = ws.root / "gen" / key.replace("-", "_")
@@ -49,7 +45,7 @@ def generators(ws: Workspace, rounds: int, formatters: tuple[str, ...] = DMC_FOR
                 dmc_command(schema, out / f"dmc_{formatter}.py", formatter)
             )
     section = Section("1. Generator speed (whole command, fresh process)")
-    section.samples = interleave(cases, rounds)
+    section.samples = interleave(cases, rounds, clock=reported)
     for key in GENERATOR_SCHEMAS:
         ours = section.samples[f"acp-codegen generate --all, {key}"]
         theirs = [
@@ -71,21 +67,18 @@ def generators(ws: Workspace, rounds: int, formatters: tuple[str, ...] = DMC_FOR
     return section
 
 
-IMPORT_PROBE = (
-    "import time\nstart = time.perf_counter()\n{statement}\nprint(time.perf_counter() - start)\n"
-)
+IMPORT_PROBE = "import time\nstart = time.{clock}()\n{statement}\nprint(time.{clock}() - start)\n"
 
 
 def _import_probe(statement: str, path: Path) -> Callable[[], float]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(path), os.getcwd()])}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    code = IMPORT_PROBE.format(statement=statement)
+    clock = "process_time" if clock_name() == "cpu" else "perf_counter"
+    code = IMPORT_PROBE.format(statement=statement, clock=clock)
 
     def call() -> float:
-        result = subprocess.run(
-            [sys.executable, "-c", code], check=True, env=env, capture_output=True, text=True
-        )
-        return float(result.stdout.strip().splitlines()[-1])
+        _, out = run_child([sys.executable, "-c", code], env=env)
+        return float(out.strip().splitlines()[-1])
 
     return call
 

@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from importlib import metadata
 
-from .timing import Row, Sample, ms
+from .timing import Row, Sample, clock_name, ms
 
 PEERS = (
     "acp-codegen",
@@ -61,7 +61,10 @@ def machine() -> str:
 def header(rounds: int, smoke: bool) -> str:
     mode = "SMOKE (1 round, figures meaningless)" if smoke else f"{rounds} interleaved rounds"
     pins = ", ".join(f"{k} {v}" for k, v in versions().items())
-    return f"machine: {machine()}\nversions: {pins}\nmode: {mode}\ncommand: {command()}"
+    return (
+        f"machine: {machine()}\nversions: {pins}\nmode: {mode}, {clock_name()} time\n"
+        f"command: {command()}"
+    )
 
 
 def command() -> str:
