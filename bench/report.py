@@ -12,6 +12,8 @@ import sys
 from dataclasses import dataclass, field
 from importlib import metadata
 
+import acp_codegen
+
 from .timing import Row, Sample, clock_name, ms
 
 PEERS = (
@@ -42,6 +44,7 @@ def versions() -> dict[str, str]:
             found[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             found[name] = "not installed"
+    found["acp-codegen"] = acp_codegen.__version__  # run from the checkout, installed or not
     return found
 
 
