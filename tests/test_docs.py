@@ -34,7 +34,7 @@ import pytest
 
 from acp_codegen import config
 from tests import corpus
-from tests.userproject import REPO, SCHEMA, codegen_env, copy_checkout
+from tests.userproject import REPO, SCHEMA, codegen_env, copy_checkout, msgspec_pin
 
 DOCS = sorted((REPO / "docs").glob("*.md"))
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
@@ -255,3 +255,13 @@ def test_harness_catches_drift(tmp_path: Path) -> None:
     ):
         with pytest.raises(AssertionError):
             run_document(blocks(bad), tmp_path, dict(os.environ), "bad.md")
+
+
+def test_docs_name_the_pinned_msgspec() -> None:
+    pins = {
+        (doc.name, pin)
+        for doc in [*DOCS, REPO / "README.md"]
+        for pin in re.findall(r"msgspec==[0-9][^\s\"']*", doc.read_text(encoding="utf-8"))
+    }
+    assert pins, "the docs tell readers which msgspec to depend on"
+    assert {pin for _, pin in pins} == {msgspec_pin()}, sorted(pins)
