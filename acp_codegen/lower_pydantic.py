@@ -13,17 +13,12 @@ msgspec lowering unchanged; the runtime file supplies pydantic versions of the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cache
 
 from . import ir, naming
 from .errors import SchemaError
-from .lower_msgspec import FieldView, Lowerer, StructView, View, _json
-
-#: Integer bounds derived from a schema ``format`` such as ``int32`` or ``uint64``.
-_INT_FORMAT_BITS = {
-    f"{sign}int{bits}": (sign == "u", bits) for sign in ("", "u") for bits in (8, 16, 32, 64)
-}
+from .lower_msgspec import _INT_FORMAT_BITS, FieldView, Lowerer, StructView, View, _json
 
 
 @cache
@@ -71,14 +66,7 @@ class PydanticLowerer(Lowerer):
         return super().expr(expr, skip_invalid)
 
     def prim(self, prim: ir.Prim) -> str:
-        base = {
-            "str": "str",
-            "int": "int",
-            "float": "float",
-            "bool": "bool",
-            "any": "typing.Any",
-            "null": "None",
-        }[prim.kind]
+        base = super().prim(ir.Prim(prim.kind))  # the bare type: no format, no constraints
         if prim.kind not in ("str", "int", "float"):
             return base
         c = prim.constraints
@@ -167,7 +155,5 @@ class PydanticLowerer(Lowerer):
 def lower(module: ir.Module) -> PydanticView:
     lowerer = PydanticLowerer(module)
     view = lowerer.view()
-    return PydanticView(
-        **{f: getattr(view, f) for f in View.__dataclass_fields__},
-        library_imports=tuple(sorted(lowerer.libraries)),
-    )
+    inherited = {f.name: getattr(view, f.name) for f in fields(View)}
+    return PydanticView(**inherited, library_imports=tuple(sorted(lowerer.libraries)))
