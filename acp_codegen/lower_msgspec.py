@@ -183,7 +183,8 @@ class Lowerer:
         if isinstance(node, ir.Alias):
             return self.kind(node.target)
         if isinstance(node, ir.TaggedUnion):
-            return "tagged" if any(not v.nested for v in node.variants) else "custom"
+            # The runtime makes a union of fewer than two struct variants a custom type.
+            return "tagged" if sum(not v.nested for v in node.variants) > 1 else "custom"
         return "object" if self.native_union(node.members) else "custom"
 
     def native_union(self, members: tuple[ir.TypeExpr, ...]) -> bool:

@@ -223,7 +223,9 @@ def tagged_union(
     """
     spec = TaggedUnion(name, tag_field, variants, unknown, default)
     direct = tuple(v for v in variants.values() if isinstance(v, type))
-    if not direct:
+    if len(direct) < 2:
+        # msgspec checks the tag of a lone tagged struct only when it is present, so a
+        # single variant would swallow tagless payloads meant for the default variant.
         return type(name, (ShapeUnion,), {"UNION": spec, "__module__": __name__})
     native: Any = functools.reduce(operator.or_, direct)
     return typing.Annotated[native, msgspec.Meta(extra={"acp_union": spec})]
@@ -414,14 +416,33 @@ def _union(obj: Any, members: tuple[Any, ...], path: str, depth: int) -> Any:
         return None
     candidates = [m for m in members if m is not type(None) and m is not UnsetType]
     first: DecodeError | None = None
+    lossy: list[Any] = []
     for member in candidates:
         try:
-            return _conv(obj, member, path, depth)
+            value = _conv(obj, member, path, depth)
         except DecodeError as exc:
             first = first or exc
+            continue
+        if len(candidates) == 1 or _keeps_all(obj, value):
+            return value
+        lossy = lossy or [value]
+    if lossy:
+        # Open objects can match several members; when each drops something, the
+        # first in schema order wins.
+        return lossy[0]
     if len(candidates) == 1 and first is not None:
         raise first
     raise DecodeError(f"value matches none of the {len(candidates)} alternatives", path)
+
+
+def _keeps_all(obj: Any, value: Any) -> bool:
+    """True when `value` encodes back to all of `obj`: no key dropped, no default used."""
+    if not isinstance(obj, dict | list):
+        return True
+    try:
+        return bool(msgspec.to_builtins(value, enc_hook=enc_hook) == obj)
+    except (TypeError, NotImplementedError):
+        return False
 
 
 def _struct(obj: Any, cls: type[msgspec.Struct], path: str, depth: int) -> Any:
