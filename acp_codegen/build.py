@@ -90,6 +90,7 @@ class Builder:
             loaded.resolve(ref, p)[0] for p, ref in iter_refs(loaded.document)
         )
         self.class_names = self._def_class_names()
+        self.def_classes = frozenset(self.class_names.values())
         self.unions = UnionBuilder(self)
         self.in_progress: set[str] = set()
         self.absorbed: set[str] = set()
@@ -119,6 +120,20 @@ class Builder:
                 f"name {name!r} is derived for both {owner} and {pointer}", pointer, self.source
             )
         self.owners[name] = pointer
+
+    def inline_name(self, context: str, pointer: str) -> str:
+        """The class name of an inline object or union; never one a definition owns."""
+        name = naming.class_name(context)
+        if name in self.def_classes:
+            raise self.error(
+                f"inline schema would be named {name!r}, the class of a definition", pointer
+            )
+        existing = self.defs.get(name)
+        if existing is not None and existing.pointer != pointer:
+            raise self.error(
+                f"name {name!r} is derived for both {existing.pointer} and {pointer}", pointer
+            )
+        return name
 
     def error(self, message: str, pointer: str) -> SchemaError:
         return SchemaError(message, pointer, self.source)
@@ -355,7 +370,7 @@ class Builder:
         if declared == "object" or "properties" in schema or "allOf" in schema:
             extra = schema.get("additionalProperties")
             if "properties" in schema or "allOf" in schema:
-                name = naming.class_name(context)
+                name = self.inline_name(context, pointer)
                 if name not in self.defs:
                     self.claim(name, pointer)
                     self.add(self.struct(name, schema, pointer))

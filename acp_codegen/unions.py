@@ -123,10 +123,16 @@ class UnionBuilder:
 
     def _variant_name(self, tag_value: str, union: str, body: str | None) -> str:
         if body is None:
-            return naming.variant_class_name(tag_value, union, None, False)
-        return naming.variant_class_name(
-            tag_value, union, self.b.class_names[body], self.b.ref_counts[body] > 1
-        )
+            name = naming.variant_class_name(tag_value, union, None, False)
+        else:
+            name = naming.variant_class_name(
+                tag_value, union, self.b.class_names[body], self.b.ref_counts[body] > 1
+            )
+        if name in self.b.def_classes and (body is None or name != self.b.class_names[body]):
+            # The derived name belongs to another definition (an inline `tool_call_update`
+            # variant beside a `ToolCallUpdate` def): qualify it with the union instead.
+            name = naming.class_name((naming.pascal(tag_value) or "Empty") + union)
+        return name
 
     # -- named unions ---------------------------------------------------------------------------
     def union_def(
@@ -335,7 +341,7 @@ class UnionBuilder:
         if enum is not None and not enum[2]:
             return ir.LiteralOf(tuple(m["const"] for m in enum[1]))
         if enum is not None or self.layout(schema, pointer, keyword, members) is not None:
-            name = naming.class_name(context)
+            name = self.b.inline_name(context, pointer)
             if name not in self.b.defs:
                 node = self.union_def(name, schema, pointer, parts)
                 self.b.add(node)
