@@ -19,15 +19,23 @@ CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "schema.json").is_file()
 UPDATE = "ACP_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py"
 
 
-def golden_job(case: str) -> Job:
-    return Job(GOLDEN / case / "schema.json", GOLDEN / case / "expected" / "pkg", "pkg",
+def expected_dir(target: str) -> str:
+    """``expected`` for the default msgspec target, ``expected_<target>`` for the others."""
+    return "expected" if target == "msgspec" else f"expected_{target}"
+
+
+def golden_job(case: str, target: str = "msgspec") -> Job:
+    where = expected_dir(target)
+    flag = "" if target == "msgspec" else f" --target {target}"
+    return Job(GOLDEN / case / "schema.json", GOLDEN / case / where / "pkg", "pkg",
+               target=target,
                command=f"acp-codegen generate --schema tests/golden/{case}/schema.json "
-                       f"--out tests/golden/{case}/expected/pkg --package pkg")
+                       f"--out tests/golden/{case}/{where}/pkg --package pkg{flag}")
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_golden(case: str) -> None:
-    job = golden_job(case)
+def test_golden(case: str, target: str) -> None:
+    job = golden_job(case, target)
     files = generate(job)
     if os.environ.get("ACP_UPDATE_GOLDEN"):
         emit.write_tree(job.out, files)
@@ -35,7 +43,7 @@ def test_golden(case: str) -> None:
     assert not diff, f"golden output for {case!r} changed:\n{diff}\nUpdate with: {UPDATE}"
 
 
-def test_every_case_has_an_expected_tree() -> None:
+def test_every_case_has_an_expected_tree(target: str) -> None:
     assert len(CASES) >= 3
     for case in CASES:
-        assert (GOLDEN / case / "expected" / "pkg" / "models.py").is_file(), case
+        assert (GOLDEN / case / expected_dir(target) / "pkg" / "models.py").is_file(), case
