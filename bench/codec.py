@@ -9,6 +9,7 @@ message decoded many times).
 from __future__ import annotations
 
 import json
+from collections import Counter
 from types import ModuleType
 from typing import Any
 
@@ -263,7 +264,55 @@ def slow_path(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Se
                 s["v2 known agent_message_chunk"],
             )
         )
-    return Section(f"7. Slow path: one message decoded {repeat} times", s, rows)
+    section = Section(f"7. Slow path: one message decoded {repeat} times", s, rows)
+    streams = [("v1 stream, newest v1 --all", pkg, lines)]
+    ours = ws.ours("bench_v2", OUR_SCHEMA, take_all=False)
+    if ours is not None:
+        streams.append(("v2 stream, schema/", ours, read_lines(STREAM_V2, len(lines))))
+    for label, package, stream in streams:
+        _slow_share(section, label, package, stream, rounds)
+    return section
+
+
+def _slow_share(
+    section: Section, label: str, pkg: ModuleType, lines: list[bytes], rounds: int
+) -> None:
+    """Count the messages of known kinds that strict decoding rejects, and their time share.
+
+    Unknown kinds must take the slow path; any other message that does pays for
+    leniency it did not need, as long as it is valid.
+    """
+    fast, unknown = pkg.codec._ENVELOPE_FAST, pkg._runtime.UnknownVariant
+    decode = pkg.decode_notification
+    slow: list[bytes] = []
+    for line in lines:
+        try:
+            fast(line)
+        except msgspec.ValidationError:
+            if not isinstance(decode(line).update, unknown):
+                slow.append(line)
+    samples = interleave(
+        {
+            f"{label}: known messages on the slow path": lambda: [decode(x) for x in slow],
+            f"{label}: whole stream": lambda: [decode(x) for x in lines],
+        },
+        rounds,
+    )
+    section.samples.update(samples)
+    part, whole = samples.values()
+    section.rows.append(
+        Row(
+            "7 slow path",
+            f"{label}: valid messages of known kinds taking the slow path",
+            part,
+            whole,
+            Goal("count", 0),
+            count=(len(slow), len(lines)),
+        )
+    )
+    kinds = Counter(json.loads(x)["params"]["update"]["sessionUpdate"] for x in slow)
+    if kinds:
+        section.notes.append(f"{label}: slow-path kinds {dict(kinds.most_common())}")
 
 
 def _variant(message: dict[str, Any], update: dict[str, Any]) -> bytes:

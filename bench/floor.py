@@ -219,4 +219,5 @@ def decode_notification(data: bytes) -> SessionNotification:
 
 
 def encode_notification(params: SessionNotification) -> bytes:
-    return _ENCODE(Envelope(jsonrpc="2.0", method="session/update", params=params))
+    """One newline-terminated JSON-RPC line, framed as the SDK and ours frame it."""
+    return _ENCODE(Envelope(jsonrpc="2.0", method="session/update", params=params)) + b"\n"

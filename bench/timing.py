@@ -115,7 +115,7 @@ def interleave(
 @dataclass(frozen=True)
 class Goal:
     """What a row must show: `faster` means peer/ours >= value, `time` ours/peer <= value,
-    `absolute` ours median <= value seconds."""
+    `absolute` ours median <= value seconds, `count` at most value messages counted."""
 
     kind: str
     value: float
@@ -125,6 +125,8 @@ class Goal:
             return f">= {self.value:g}x faster"
         if self.kind == "time":
             return f"<= {self.value:g}x its time"
+        if self.kind == "count":
+            return "none" if self.value == 0 else f"<= {self.value:g} messages"
         return f"<= {self.value * 1000:g} ms"
 
 
@@ -137,6 +139,8 @@ class Row:
     ours: Sample
     peer: Sample | None = None
     goal: Goal | None = None
+    #: For a `count` goal: (messages counted, messages in all); ours/peer is their time share.
+    count: tuple[int, int] | None = None
 
     @property
     def speedup(self) -> float:
@@ -154,11 +158,18 @@ class Row:
             return None
         if self.goal.kind == "absolute":
             return self.ours.median <= self.goal.value
+        if self.goal.kind == "count":
+            assert self.count is not None
+            return self.count[0] <= self.goal.value
         if self.goal.kind == "faster":
             return self.speedup >= self.goal.value
         return 1 / self.speedup <= self.goal.value
 
     def ratio_text(self) -> str:
+        if self.count is not None:
+            n, total = self.count
+            share = 1 / self.speedup
+            return f"{n} of {total} messages, {share:.0%} of the decode time"
         if self.peer is None:
             return f"{ms(self.ours.median)} (min {ms(self.ours.min)})"
         if self.goal is not None and self.goal.kind == "time" or self.speedup < 1:
