@@ -431,10 +431,12 @@ def _fresh_label(base: str, taken: Mapping[str, Any]) -> str:
 
 
 def shape_union(name: str, *members: Any) -> Any:
-    """An untagged union (`name` in errors) whose members are tried in schema order; the
-    first that fits wins."""
-    union: Any = functools.reduce(lambda a, b: typing.Union[a, b], members)  # noqa: UP007
-    return typing.Annotated[union, pydantic.Field(union_mode="left_to_right")]
+    """An untagged union (`name` in errors) of members told apart by shape.
+
+    Pydantic's smart mode picks the member that fits best, which for open objects
+    is the one that keeps the most keys; ties go to the first in schema order.
+    """
+    return functools.reduce(lambda a, b: typing.Union[a, b], members)  # noqa: UP007
 
 
 # -- decoding -------------------------------------------------------------------------------
@@ -635,14 +637,33 @@ def _union(obj: Any, members: tuple[Any, ...], path: str, depth: int) -> Any:
         return None
     candidates = [m for m in members if m is not type(None) and m is not UNSET]
     first: DecodeError | None = None
+    lossy: list[Any] = []
     for member in candidates:
         try:
-            return _conv(obj, member, path, depth)
+            value = _conv(obj, member, path, depth)
         except DecodeError as exc:
             first = first or exc
+            continue
+        if len(candidates) == 1 or _keeps_all(obj, value):
+            return value
+        lossy = lossy or [value]
+    if lossy:
+        # Open objects can match several members; when each drops something, the
+        # first in schema order wins.
+        return lossy[0]
     if len(candidates) == 1 and first is not None:
         raise first
     raise DecodeError(f"value matches none of the {len(candidates)} alternatives", path)
+
+
+def _keeps_all(obj: Any, value: Any) -> bool:
+    """True when `value` encodes back to all of `obj`: no key dropped, no default used."""
+    if not isinstance(obj, dict | list):
+        return True
+    try:
+        return bool(json.loads(encode(value)) == obj)
+    except (TypeError, ValueError):
+        return False
 
 
 def _model(obj: Any, cls: type[pydantic.BaseModel], path: str, depth: int) -> Any:
