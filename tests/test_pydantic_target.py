@@ -26,8 +26,11 @@ from acp_codegen.pipeline import Job, generate
 from tests import corpus
 from tests.conftest import OWN_SCHEMA, GenerateFn
 
-CHUNK = {"sessionUpdate": "agent_message_chunk", "messageId": "m",
-         "content": {"type": "text", "text": "hi"}}
+CHUNK = {
+    "sessionUpdate": "agent_message_chunk",
+    "messageId": "m",
+    "content": {"type": "text", "text": "hi"},
+}
 
 
 @pytest.fixture(scope="module")
@@ -61,11 +64,13 @@ def test_snake_case_keys_are_not_read_from_the_wire(v2: ModuleType) -> None:
         v2.decode_update(json.dumps(nested))
 
 
-@pytest.mark.parametrize(("field", "bad"), [("used", "1"), ("used", True), ("used", 1.5),
-                                            ("messageId", 5)])
+@pytest.mark.parametrize(
+    ("field", "bad"), [("used", "1"), ("used", True), ("used", 1.5), ("messageId", 5)]
+)
 def test_no_lax_coercion(v2: ModuleType, field: str, bad: Any) -> None:
-    base = CHUNK if field == "messageId" else {"sessionUpdate": "usage_update", "used": 1,
-                                                "size": 2}
+    base = (
+        CHUNK if field == "messageId" else {"sessionUpdate": "usage_update", "used": 1, "size": 2}
+    )
     with pytest.raises(v2.DecodeError) as info:
         v2.decode_update(json.dumps({**base, field: bad}))
     assert info.value.path == f"$.{field}"
@@ -73,12 +78,12 @@ def test_no_lax_coercion(v2: ModuleType, field: str, bad: Any) -> None:
 
 def test_omitted_and_null_differ_in_fields_set(v2: ModuleType) -> None:
     omitted = v2.decode_update(b'{"sessionUpdate":"tool_call_update","toolCallId":"t"}')
-    nulled = v2.decode_update(b'{"sessionUpdate":"tool_call_update","toolCallId":"t",'
-                              b'"title":null}')
+    nulled = v2.decode_update(b'{"sessionUpdate":"tool_call_update","toolCallId":"t","title":null}')
     assert omitted.title is v2.UNSET and nulled.title is None
     assert "title" in nulled.model_fields_set and "title" not in omitted.model_fields_set
-    assert v2.encode(nulled) == b'{"sessionUpdate":"tool_call_update","toolCallId":"t",' \
-                                b'"title":null}'
+    assert (
+        v2.encode(nulled) == b'{"sessionUpdate":"tool_call_update","toolCallId":"t","title":null}'
+    )
 
 
 def _holder(pkg: ModuleType) -> type[pydantic.BaseModel]:
@@ -109,8 +114,7 @@ def test_union_stays_open_and_strict_inside_user_models(v2: ModuleType, json_inp
     assert json.loads(holder(update=unknown).model_dump_json()) == {"update": unknown.raw}
 
 
-def test_single_variant_union_still_needs_its_tag(tmp_path: Path,
-                                                  make_package: GenerateFn) -> None:
+def test_single_variant_union_still_needs_its_tag(tmp_path: Path, make_package: GenerateFn) -> None:
     schema = tmp_path / "one.json"
     schema.write_text(json.dumps(_one_variant_schema()))
     pkg = make_package(schema, "pyd_one_variant", target="pydantic")
@@ -124,28 +128,47 @@ def _one_variant_schema() -> dict[str, Any]:
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$defs": {
-            "Notify": {"type": "object", "x-method": "session/update", "x-side": "client",
-                       "properties": {"update": {"$ref": "#/$defs/Update"}},
-                       "required": ["update"]},
-            "Update": {"oneOf": [{"type": "object", "required": ["kind"],
-                                  "properties": {"kind": {"type": "string", "const": "ping"},
-                                                 "n": {"type": "integer"}}}]},
+            "Notify": {
+                "type": "object",
+                "x-method": "session/update",
+                "x-side": "client",
+                "properties": {"update": {"$ref": "#/$defs/Update"}},
+                "required": ["update"],
+            },
+            "Update": {
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "required": ["kind"],
+                        "properties": {
+                            "kind": {"type": "string", "const": "ping"},
+                            "n": {"type": "integer"},
+                        },
+                    }
+                ]
+            },
         },
     }
 
 
-def test_field_names_pydantic_reserves_get_an_underscore(tmp_path: Path,
-                                                         make_package: GenerateFn) -> None:
+def test_field_names_pydantic_reserves_get_an_underscore(
+    tmp_path: Path, make_package: GenerateFn
+) -> None:
     schema = _one_variant_schema()
     schema["$defs"]["Update"]["oneOf"][0]["properties"].update(
-        {name: {"type": "string"} for name in ("schema", "copy", "model_dump")})
+        {name: {"type": "string"} for name in ("schema", "copy", "model_dump")}
+    )
     path = tmp_path / "reserved.json"
     path.write_text(json.dumps(schema))
     pkg = make_package(path, "pyd_reserved", target="pydantic")
     obj = pkg.decode_update(b'{"kind":"ping","schema":"s","copy":"c","model_dump":"d"}')
     assert (obj.schema_, obj.copy_, obj.model_dump_) == ("s", "c", "d")
-    assert json.loads(pkg.encode(obj)) == {"kind": "ping", "schema": "s", "copy": "c",
-                                           "model_dump": "d"}
+    assert json.loads(pkg.encode(obj)) == {
+        "kind": "ping",
+        "schema": "s",
+        "copy": "c",
+        "model_dump": "d",
+    }
 
 
 def test_tag_and_field_on_one_attribute_is_an_error(tmp_path: Path) -> None:
@@ -163,13 +186,37 @@ def test_tag_and_field_on_one_attribute_is_an_error(tmp_path: Path) -> None:
 def test_cli_target_option(tmp_path: Path) -> None:
     out = tmp_path / "pkg"
     runner = CliRunner()
-    ok = runner.invoke(main, ["generate", "--schema", str(OWN_SCHEMA), "--out", str(out),
-                              "--package", "pkg", "--target", "pydantic"])
+    ok = runner.invoke(
+        main,
+        [
+            "generate",
+            "--schema",
+            str(OWN_SCHEMA),
+            "--out",
+            str(out),
+            "--package",
+            "pkg",
+            "--target",
+            "pydantic",
+        ],
+    )
     assert ok.exit_code == 0, ok.output
     assert "class AgentMessageChunk(_rt.Model)" in (out / "models.py").read_text()
     assert "--target pydantic" in (out / "models.py").read_text()
-    bad = runner.invoke(main, ["generate", "--schema", str(OWN_SCHEMA), "--out",
-                               str(tmp_path / "other"), "--package", "other", "--target", "attrs"])
+    bad = runner.invoke(
+        main,
+        [
+            "generate",
+            "--schema",
+            str(OWN_SCHEMA),
+            "--out",
+            str(tmp_path / "other"),
+            "--package",
+            "other",
+            "--target",
+            "attrs",
+        ],
+    )
     assert bad.exit_code == 2
     assert "unknown target 'attrs' (available: msgspec, pydantic)" in bad.output
     assert "Traceback" not in bad.output and not (tmp_path / "other").exists()
@@ -202,10 +249,28 @@ def test_generated_package_passes_mypy_strict_with_the_pydantic_plugin(
     (tmp_path / "mypy.ini").write_text(MYPY_CONFIG)
     (tmp_path / "usage.py").write_text(USAGE.format(pkg=own.__name__))
     roots = {Path(m.__file__).parent.parent for m in (own, v2)}
-    command = [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "--no-incremental",
-               "-p", own.__name__, "-p", v2.__name__, "-m", "usage"]
+    command = [
+        sys.executable,
+        "-m",
+        "mypy",
+        "--config-file",
+        "mypy.ini",
+        "--no-incremental",
+        "-p",
+        own.__name__,
+        "-p",
+        v2.__name__,
+        "-m",
+        "usage",
+    ]
     env_path = ":".join(str(r) for r in sorted(roots | {tmp_path}))
-    proc = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True,
-                          env={**os.environ, "MYPYPATH": env_path}, check=False)
+    proc = subprocess.run(
+        command,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MYPYPATH": env_path},
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Success: no issues found" in proc.stdout
