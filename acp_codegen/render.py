@@ -3,8 +3,8 @@
 Takes the `View` made by a target's lowering step and returns a mapping of
 relative file paths to source text. The environment is strict: a missing value
 is an error (`StrictUndefined`), never an empty string. Schema text reaches the
-output only through the `docstring` and `pystr` filters, which turn any string
-into inert Python string-literal data.
+output only through the `docstring`, `docline`, `comment` and `pystr` filters,
+which turn any string into inert Python string-literal or comment data.
 """
 
 from __future__ import annotations
@@ -54,12 +54,20 @@ def docstring(text: str, indent: str = "    ") -> str:
     body = text.strip().replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     body = "".join(_escape_char(ch) for ch in body.replace("\r\n", "\n").replace("\r", "\n"))
     body = "\n".join(line.rstrip() for line in body.split("\n"))
-    if body.endswith('"'):
+    if body.endswith('"') and (len(body) - len(body[:-1].rstrip("\\"))) % 2 == 1:
+        # A final quote not already escaped (an even run of backslashes before it)
+        # would merge with the closing quotes.
         body = body[:-1] + '\\"'
     if "\n" in body:
         body = body.replace("\n", "\n" + indent).replace("\n" + indent + "\n", "\n\n")
         body = body + "\n" + indent
     return f'"""{body}"""'
+
+
+def docline(text: str) -> str:
+    """Schema text for the inside of a one-line docstring: whitespace runs (newlines too)
+    become one space and it is escaped as `docstring` escapes, so it cannot end the literal."""
+    return docstring(" ".join(text.split()))[3:-3]
 
 
 def comment(text: str) -> str:
@@ -78,6 +86,7 @@ def environment() -> jinja2.Environment:
         autoescape=False,
     )
     env.filters["docstring"] = docstring
+    env.filters["docline"] = docline
     env.filters["pystr"] = pystr
     env.filters["comment"] = comment
     env.filters["pyrepr"] = _pyrepr
