@@ -347,9 +347,32 @@ class Lowerer:
             handlers.append(HandlerView(method, union.default_tag or "", union.default_variant))
             rows.append((union.default_variant, method))
         if union.open:
-            handlers.append(HandlerView("on_unknown", "", union.unknown_name))
-            rows.append((union.unknown_name, "on_unknown"))
+            handlers.append(HandlerView(naming.UNKNOWN_HANDLER, "", union.unknown_name))
+            rows.append((union.unknown_name, naming.UNKNOWN_HANDLER))
+        self._check_handlers(union, [h.method for h in handlers[len(union.variants) :]])
         return name + "Handler", tuple(handlers), tuple(rows)
+
+    def _check_handlers(self, union: ir.TaggedUnion, extra: list[str]) -> None:
+        """The handler class and its methods are derived names; two owners is an error.
+
+        `extra` holds the methods of the default variant and the unknown fallback."""
+        handler = union.name + "Handler"
+        if any(d.name == handler for d in self.module.defs):
+            raise SchemaError(
+                f"definition {handler!r} takes the name of the handler class of {union.pointer}",
+                union.pointer,
+                self.module.source,
+            )
+        seen: dict[str, str] = {}
+        entries = [(v.handler, v.pointer) for v in union.variants]
+        for method, where in entries + [(m, union.pointer) for m in extra]:
+            if method in seen:
+                raise SchemaError(
+                    f"members {seen[method]} and {where} both map to handler {method!r}",
+                    where,
+                    self.module.source,
+                )
+            seen[method] = where
 
     def methods(self) -> tuple[MethodView, ...]:
         by_method: dict[str, dict[str, str]] = {}

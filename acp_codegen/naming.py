@@ -4,7 +4,8 @@ Every function here is pure and total over strings; the build stage calls them
 and stores the results in the IR so templates never compute a name. Nothing is
 looked up in a hand-kept table: names come from def names, tag values, property
 wire names and enum values by fixed rules, and the only word lists are the ones
-Python itself publishes (`keyword.kwlist`, `dir(builtins)`).
+Python itself publishes (`keyword.kwlist`, `dir(builtins)`) and the names a
+generated package binds itself (its imports and public API).
 """
 
 from __future__ import annotations
@@ -16,10 +17,24 @@ import re
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+[a-z]*")
 _NON_IDENT = re.compile(r"[^0-9A-Za-z_]")
 
-#: Names a generated class must not take: Python keywords and builtins.
-RESERVED_CLASS_NAMES = frozenset(keyword.kwlist) | frozenset(
-    name for name in dir(builtins) if not name.startswith("_")
+#: Modules the generated files import by name; a class or a struct attribute with one of
+#: these names would shadow the module for the code after it.
+GENERATED_MODULES = frozenset({"enum", "typing", "msgspec", "pydantic", "typing_extensions"})
+#: Other module-level names of a generated package: its public API and submodules.
+PACKAGE_NAMES = frozenset(
+    {"T", "DecodeError", "UNSET", "UnsetType", "VariantClass", "METHODS", "Entity", "SessionState"}
+    | {"decode", "encode", "decode_update", "decode_notification", "dispatch"}
+    | {"models", "codec", "state"}
 )
+#: Names a generated class must not take: Python keywords, builtins and the names above.
+RESERVED_CLASS_NAMES = (
+    frozenset(keyword.kwlist)
+    | frozenset(name for name in dir(builtins) if not name.startswith("_"))
+    | GENERATED_MODULES
+    | PACKAGE_NAMES
+)
+#: The dispatch handler method of an open union's unknown members.
+UNKNOWN_HANDLER = "on_unknown"
 
 
 def words(text: str) -> list[str]:
@@ -50,14 +65,15 @@ def attribute(wire_name: str) -> str:
 
     ``_meta`` -> ``meta``; a keyword gets a trailing underscore (``from`` ->
     ``from_``); characters that cannot appear in an identifier split words; a
-    name that would start with a digit gets a ``field_`` prefix.
+    name that would start with a digit gets a ``field_`` prefix; so does a module name
+    the class body uses (``msgspec`` -> ``msgspec_``).
     """
     name = snake(_NON_IDENT.sub(" ", wire_name))
     if not name:
         name = "field"
     if name[0].isdigit():
         name = "field_" + name
-    if keyword.iskeyword(name) or keyword.issoftkeyword(name):
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in GENERATED_MODULES:
         name += "_"
     return name
 
