@@ -20,7 +20,16 @@ class SchemaError(Exception):
 
     def __str__(self) -> str:
         where = f"{self.source}#{self.pointer}" if self.source or self.pointer else ""
-        return f"error at {where}: {self.message}" if where else f"error: {self.message}"
+        line = f"error at {where}: {self.message}" if where else f"error: {self.message}"
+        return printable(line)
+
+
+def printable(text: str) -> str:
+    """`text` with every unprintable character (newline, NUL, lone surrogate, ...) written as
+    an escape, so a schema's property names can neither split nor break an error line."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class UsageError(Exception):

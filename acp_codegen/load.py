@@ -126,15 +126,34 @@ def load_path(path: Path) -> LoadedSchema:
 
 
 def _check_depth(document: Any, source: str) -> None:
+    """Refuse nesting beyond `MAX_DEPTH`, and text that UTF-8 cannot carry."""
     stack: list[tuple[Any, int, str]] = [(document, 0, "")]
     while stack:
         node, depth, pointer = stack.pop()
         if depth > MAX_DEPTH:
             raise SchemaError(f"schema nests deeper than {MAX_DEPTH} levels", pointer, source)
         if isinstance(node, dict):
-            stack.extend((v, depth + 1, join_pointer(pointer, k)) for k, v in node.items())
+            for key, value in node.items():
+                _check_text(key, pointer, source)
+                stack.append((value, depth + 1, join_pointer(pointer, key)))
         elif isinstance(node, list):
             stack.extend((v, depth + 1, join_pointer(pointer, i)) for i, v in enumerate(node))
+        elif isinstance(node, str):
+            _check_text(node, pointer, source)
+
+
+def _check_text(text: str, pointer: str, source: str) -> None:
+    # JSON may spell a lone surrogate as an escape; no UTF-8 payload or file can hold one,
+    # and msgspec cannot even define a field with such a name.
+    if text.isascii():
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(text[exc.start])
+        raise SchemaError(
+            f"text holds a lone surrogate \\u{code:04x}, which UTF-8 cannot carry", pointer, source
+        ) from None
 
 
 _SCHEMA_MAPS = ("properties", "$defs")
