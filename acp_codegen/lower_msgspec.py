@@ -10,12 +10,15 @@ the runtime's slow path reads.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from . import ir, naming
 from .errors import SchemaError
 
 #: Integer bounds derived from a schema ``format`` such as ``int32`` or ``uint64``.
+#: Characters msgspec refuses in a renamed field's wire name.
+_UNRENAMABLE = re.compile(r'[\\"\x00-\x1f]')
 _INT_FORMAT_BITS = {
     f"{sign}int{bits}": (sign == "u", bits) for sign in ("", "u") for bits in (8, 16, 32, 64)
 }
@@ -210,6 +213,13 @@ class Lowerer:
         if field.default_on_error:
             annotation = f"typing.Annotated[{annotation}, _rt.lenient({self.on_error(field)})]"
         name_arg = f", name={field.wire!r}" if field.attr != field.wire else ""
+        if name_arg and _UNRENAMABLE.search(field.wire):
+            raise SchemaError(
+                f"property name {field.wire!r} holds a quote, backslash or control character, "
+                "which msgspec does not allow as a field's wire name",
+                field.pointer,
+                self.module.source,
+            )
         if field.required:
             default = f"msgspec.field(name={field.wire!r})" if name_arg else None
         else:
