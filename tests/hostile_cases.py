@@ -1,0 +1,365 @@
+"""Fixtures for the hostile-schema tests: a small valid schema, edits of it, and the
+schemas that must generate correctly together with the behaviour each must show.
+
+`generated_cases()` returns ``(id, document, check)`` rows; `check` receives the
+imported package. `tests/test_hostile_schemas.py` runs them.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+SCHEMA_URI = "https://json-schema.org/draft/2020-12/schema"
+
+
+@dataclass(frozen=True)
+class Injection:
+    """Hostile text: every way we know to end a string literal or a template, plus a
+    statement that would set `builtins.<flag>` if it ever ran."""
+
+    flag: str
+    text: str
+
+
+INJECTION = Injection(
+    "ACP_INJECTED",
+    "\n".join(
+        [
+            'Hostile "quotes" \'\'\' and """ and a trailing quote"',
+            "backslashes \\ \\\\ \\n \\x00 \\N{DASH} \\u0041 and jinja {{ 7 * 7 }} {% raw %} {#",
+            "NUL \x00 bell \x07 line separator \u2028 form feed \x0c end",
+            '"""',
+            "import builtins; builtins.ACP_INJECTED = True",
+            "'''; import builtins; builtins.ACP_INJECTED = True; '''",
+            "x" * 100_000,
+            'ends with backslash and quotes \\"""',
+        ]
+    ),
+)
+#: Short hostile strings used as names, tags and enum values.
+HOSTILE_NAMES = [
+    "x'); import builtins; builtins.ACP_INJECTED = True #",
+    'a"""b',
+    "{{ name }}",
+    "new\nline",
+    "nul\x00byte",
+    "back\\slash",
+]
+
+
+def base() -> dict[str, Any]:
+    """A minimal valid schema: a session/update notification with two tagged variants."""
+
+    def variant(tag: str, body: str) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {"sessionUpdate": {"type": "string", "const": tag}},
+            "required": ["sessionUpdate"],
+            "allOf": [{"$ref": f"#/$defs/{body}"}],
+        }
+
+    return {
+        "$schema": SCHEMA_URI,
+        "$defs": {
+            "SessionNotification": {
+                "x-method": "session/update",
+                "x-side": "client",
+                "type": "object",
+                "properties": {
+                    "sessionId": {"type": "string"},
+                    "update": {"$ref": "#/$defs/SessionUpdate"},
+                },
+                "required": ["sessionId", "update"],
+            },
+            "SessionUpdate": {
+                "oneOf": [variant("agent_message_chunk", "ContentChunk"), variant("plan", "Plan")]
+            },
+            "ContentChunk": {
+                "type": "object",
+                "properties": {"content": {"type": "string"}},
+                "required": ["content"],
+            },
+            "Plan": {
+                "type": "object",
+                "properties": {"entries": {"type": "array", "items": {"type": "string"}}},
+                "required": ["entries"],
+            },
+        },
+    }
+
+
+def edit(change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    doc = base()
+    change(doc)
+    return doc
+
+
+def with_defs(**defs: Any) -> dict[str, Any]:
+    return edit(lambda d: d["$defs"].update(defs))
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    """Every path under `root` with its bytes (None for directories)."""
+    return {
+        p.relative_to(root).as_posix(): (p.read_bytes() if p.is_file() else None)
+        for p in sorted(root.rglob("*"))
+    }
+
+
+def huge_schema(path: Path, megabytes: int = 50) -> None:
+    """Write a syntactically valid schema of `megabytes` MB (one giant description)."""
+    chunk = "y" * 2**20
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write('{"$defs": {"A": {"type": "string", "description": "')
+        for _ in range(megabytes):
+            handle.write(chunk)
+        handle.write('"}}}')
+
+
+def decode_round_trip(module: ModuleType, tp: Any, payload: Any) -> Any:
+    """Decode `payload` as `tp`, check it re-encodes to equal JSON, return the value."""
+    value = module.decode(json.dumps(payload), tp)
+    assert json.loads(module.encode(value)) == payload
+    return value
+
+
+# -- schemas that must generate --------------------------------------------------------------
+
+
+def _keyword_properties(m: ModuleType) -> None:
+    payload = {"class": "c", "from": 1, "import": "i", "match": "m", "None": True}
+    value = decode_round_trip(m, m.A, payload)
+    assert (value.class_, value.from_, value.import_, value.match_) == ("c", 1, "i", "m")
+
+
+def _meta_property(m: ModuleType) -> None:
+    value = decode_round_trip(m, m.A, {"_meta": {"k": [1]}, "meta2": "x"})
+    assert value.meta == {"k": [1]}
+
+
+ODD_NAMES = [
+    "content-type",
+    "1st",
+    "with space",
+    "$ref",
+    "a.b",
+    "ünï",
+    "",
+    "semi;colon = 1",
+    "n" * 5000,
+]
+
+
+def _odd_names(m: ModuleType) -> None:
+    value = decode_round_trip(m, m.A, {name: name for name in ODD_NAMES})
+    assert [value.content_type, value.field_1st, value.with_space] == ODD_NAMES[:3]
+
+
+def _def_named_any(m: ModuleType) -> None:
+    value = decode_round_trip(m, m.B, {"a": {"x": 1}, "b": [1, "two", None]})
+    assert isinstance(value.a, m.Any) and value.b == [1, "two", None]
+
+
+def _builtin_def_names(m: ModuleType) -> None:
+    value = decode_round_trip(m, m.B, {"s": "text", "seq": {"n": 1}, "nil": {}})
+    assert isinstance(value.seq, m.list_) and isinstance(value.nil, m.None_)
+
+
+def _package_def_names(m: ModuleType) -> None:
+    assert issubclass(m.DecodeError, ValueError) and callable(m.dispatch)
+    assert m.encode.__module__.endswith(".codec")
+    payload = {name: {"v": name} for name in ("typing", "msgspec", "DecodeError", "dispatch")}
+    value = decode_round_trip(m, m.User, payload)
+    assert isinstance(value.typing_, m.typing_) and isinstance(value.msgspec_, m.msgspec_)
+    assert isinstance(value.decode_error, m.DecodeError_) and isinstance(
+        value.dispatch, m.dispatch_
+    )
+
+
+def _module_property_names(m: ModuleType) -> None:
+    value = decode_round_trip(m, m.A, {"msgspec": "a", "typing": "b", "later": "c"})
+    assert (value.msgspec_, value.typing_, value.later) == ("a", "b", "c")
+
+
+def _hostile_text(m: ModuleType) -> None:
+    for index, tag in enumerate(HOSTILE_NAMES):
+        value = decode_round_trip(m, m.SessionUpdate, {"sessionUpdate": tag, "content": "c"})
+        assert value.content == "c" and type(value).__name__ != "UnknownSessionUpdate", index
+    for name in HOSTILE_NAMES:
+        assert m.decode(json.dumps(name), m.Hostile) == name
+    assert (m.__doc__ or "").startswith(" ".join(INJECTION.text.split()) + ": generated")
+
+
+def _deep_allowed(m: ModuleType) -> None:
+    payload: dict[str, Any] = {"leaf": "x"}
+    for _ in range(24):
+        payload = {"next": payload}
+    decode_round_trip(m, m.Deep, payload)
+
+
+def _recursive(m: ModuleType) -> None:
+    tree: dict[str, Any] = {"value": 1, "children": []}
+    for depth in range(6):
+        tree = {"value": depth, "children": [tree, {"value": -1, "children": []}]}
+    decode_round_trip(m, m.Tree, tree)
+
+
+def _single_variant_default(m: ModuleType) -> None:
+    assert isinstance(decode_round_trip(m, m.Auth, {"id": "a"}), m.AgentAuth)
+    tagged = decode_round_trip(m, m.Auth, {"type": "terminal", "id": "t", "args": ["x"]})
+    assert isinstance(tagged, m.TerminalAuth)
+
+
+def _variant_named_like_def(m: ModuleType) -> None:
+    assert m.ToolCallUpdate.__struct_config__.tag_field is None
+    value = decode_round_trip(m, m.Permission, {"toolCall": {"toolCallId": "t"}})
+    assert type(value.tool_call) is m.ToolCallUpdate
+    update = {"sessionUpdate": "tool_call_update", "toolCallId": "t"}
+    assert isinstance(decode_round_trip(m, m.SessionUpdate, update), m.ToolCallUpdateSessionUpdate)
+
+
+def _ambiguous_untagged(m: ModuleType) -> None:
+    assert isinstance(decode_round_trip(m, m.Response, {"stopReason": "end"}), m.StopResponse)
+    assert isinstance(decode_round_trip(m, m.Response, {"_meta": {}}), m.EmptyResponse)
+    assert decode_round_trip(m, m.Response, {"custom": [1]}) == {"custom": [1]}
+
+
+def _obj(**props: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": props}
+
+
+def _hostile_document() -> dict[str, Any]:
+    doc = base()
+    doc["title"] = INJECTION.text
+    members = doc["$defs"]["SessionUpdate"]["oneOf"]
+    members[:] = [copy.deepcopy(members[0]) for _ in HOSTILE_NAMES]
+    for member, tag in zip(members, HOSTILE_NAMES, strict=True):
+        member["properties"]["sessionUpdate"]["const"] = tag
+        member["description"] = INJECTION.text
+    for schema in doc["$defs"].values():
+        schema["description"] = INJECTION.text
+        for prop in schema.get("properties", {}).values():
+            prop["description"] = INJECTION.text
+    doc["$defs"]["Hostile"] = {
+        "description": INJECTION.text,
+        "oneOf": [{"const": n, "description": INJECTION.text} for n in HOSTILE_NAMES],
+    }
+    doc["$defs"]["Alias"] = {"description": INJECTION.text, "type": "string"}
+    # msgspec refuses quotes, backslashes and control characters in wire names (a refused row).
+    names = [HOSTILE_NAMES[0], HOSTILE_NAMES[2], "semi;colon = 1"]
+    doc["$defs"]["Names"] = _obj(**{n: {"description": INJECTION.text} for n in names})
+    return doc
+
+
+def _deep_document() -> dict[str, Any]:
+    node: dict[str, Any] = _obj(leaf={"type": "string"})
+    for _ in range(24):
+        node = _obj(next=node)
+    return with_defs(Deep=node)
+
+
+def _auth_document() -> dict[str, Any]:
+    terminal = {
+        "type": "object",
+        "properties": {"type": {"type": "string", "const": "terminal"}},
+        "required": ["type"],
+        "allOf": [{"$ref": "#/$defs/TerminalAuth"}],
+    }
+    return with_defs(
+        Auth={"anyOf": [terminal, {"title": "agent", "allOf": [{"$ref": "#/$defs/AgentAuth"}]}]},
+        TerminalAuth=_obj(id={"type": "string"}, args={"type": "array", "items": {}}),
+        AgentAuth=_obj(id={"type": "string"}),
+    )
+
+
+def _variant_like_def_document() -> dict[str, Any]:
+    def apply(doc: dict[str, Any]) -> None:
+        inline = _obj(sessionUpdate={"type": "string", "const": "tool_call_update"})
+        inline["properties"]["toolCallId"] = {"type": "string"}
+        inline["required"] = ["sessionUpdate", "toolCallId"]
+        doc["$defs"]["SessionUpdate"]["oneOf"].append(inline)
+        doc["$defs"]["ToolCallUpdate"] = _obj(toolCallId={"type": "string"})
+        doc["$defs"]["Permission"] = _obj(toolCall={"$ref": "#/$defs/ToolCallUpdate"})
+
+    return edit(apply)
+
+
+def _ambiguous_document() -> dict[str, Any]:
+    refs = ["EmptyResponse", "StopResponse", "Ext"]
+    return with_defs(
+        Response={"anyOf": [{"$ref": f"#/$defs/{r}"} for r in refs]},
+        EmptyResponse=_obj(_meta={"type": ["object", "null"], "additionalProperties": True}),
+        StopResponse=_obj(stopReason={"type": "string"}),
+        Ext={"description": "any JSON"},
+    )
+
+
+def generated_cases() -> list[tuple[str, dict[str, Any], Callable[[ModuleType], None]]]:
+    keywords = {k: {"type": "string"} for k in ("class", "import", "match")}
+    module_props = {k: {"type": "string"} for k in ("msgspec", "typing", "later")}
+    builtin_defs = {"str": {"type": "string"}, "list": _obj(n={}), "None": _obj()}
+    user = {n: {"$ref": f"#/$defs/{n}"} for n in ("typing", "msgspec", "DecodeError", "dispatch")}
+    package_defs = {n: _obj(v={"type": "string"}) for n in user}
+    tree = _obj(
+        value={"type": "integer"}, children={"type": "array", "items": {"$ref": "#/$defs/Tree"}}
+    )
+    return [
+        (
+            "keyword-properties",
+            with_defs(A=_obj(**keywords, **{"from": {"type": "integer"}, "None": {}})),
+            _keyword_properties,
+        ),
+        (
+            "meta-property",
+            with_defs(A=_obj(_meta={"type": ["object", "null"]}, meta2={})),
+            _meta_property,
+        ),
+        (
+            "non-identifier-names",
+            with_defs(A=_obj(**{n: {"type": "string"} for n in ODD_NAMES})),
+            _odd_names,
+        ),
+        (
+            "definition-named-any",
+            with_defs(Any=_obj(x={}), B=_obj(a={"$ref": "#/$defs/Any"}, b={})),
+            _def_named_any,
+        ),
+        (
+            "definitions-named-like-builtins",
+            with_defs(
+                **builtin_defs,
+                B=_obj(
+                    s={"$ref": "#/$defs/str"},
+                    seq={"$ref": "#/$defs/list"},
+                    nil={"$ref": "#/$defs/None"},
+                ),
+            ),
+            _builtin_def_names,
+        ),
+        (
+            "definitions-named-like-the-package-api",
+            with_defs(**package_defs, User=_obj(**user)),
+            _package_def_names,
+        ),
+        (
+            "properties-named-like-modules",
+            with_defs(A=_obj(**module_props)),
+            _module_property_names,
+        ),
+        ("hostile-text-everywhere", _hostile_document(), _hostile_text),
+        ("deep-nesting-within-limits", _deep_document(), _deep_allowed),
+        ("recursive-definition", with_defs(Tree=tree), _recursive),
+        ("one-tagged-variant-and-a-default", _auth_document(), _single_variant_default),
+        (
+            "inline-variant-named-like-a-definition",
+            _variant_like_def_document(),
+            _variant_named_like_def,
+        ),
+        ("ambiguous-untagged-union", _ambiguous_document(), _ambiguous_untagged),
+    ]

@@ -1,0 +1,334 @@
+"""Hostile and malformed schemas: each one is refused cleanly or generated correctly.
+
+Every row of `REFUSED` must end with exit code 2, exactly one ``error ...`` line
+naming the problem (and its JSON pointer where there is one), no traceback, and
+an output directory left byte for byte as it was. Every row of `GENERATED` must
+produce a package that passes ``ruff check``, imports without running any text
+from the schema, and behaves as its check says. `tests/test_schema_injection.py`
+fuzzes the same escaping with random text.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import inspect
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from acp_codegen.cli import main
+from acp_codegen.load import MAX_SCHEMA_BYTES
+from tests.hostile_cases import (
+    INJECTION,
+    base,
+    decode_round_trip,
+    edit,
+    generated_cases,
+    huge_schema,
+    snapshot,
+)
+
+Content = bytes | Callable[[Path], None]
+
+
+@dataclass(frozen=True)
+class Refused:
+    id: str
+    content: Content
+    message: str
+    #: JSON pointer expected after ``#``; None when the row does not pin it.
+    pointer: str | None = None
+
+
+def _json(doc: Any) -> bytes:
+    return json.dumps(doc).encode()
+
+
+def _defs(**defs: Any) -> bytes:
+    return _json(edit(lambda d: d["$defs"].update(defs)))
+
+
+def _variant(index: int, **change: Any) -> bytes:
+    def apply(doc: dict[str, Any]) -> None:
+        doc["$defs"]["SessionUpdate"]["oneOf"][index]["properties"]["sessionUpdate"].update(change)
+
+    return _json(edit(apply))
+
+
+def _nested(levels: int) -> bytes:
+    inner: dict[str, Any] = {"type": "string"}
+    for _ in range(levels):
+        inner = {"type": "array", "items": inner}
+    return _defs(Deep=inner)
+
+
+def _untagged_variants() -> bytes:
+    def apply(doc: dict[str, Any]) -> None:
+        members = doc["$defs"]["SessionUpdate"]["oneOf"]
+        for name in ("a", "b"):
+            members.append(
+                {"type": "object", "properties": {"sessionUpdate": {"type": "string"}, name: {}}}
+            )
+
+    return _json(edit(apply))
+
+
+REFUSED = [
+    Refused(
+        "ref-resolves-nowhere",
+        _defs(Foo={"type": "object", "properties": {"x": {"$ref": "#/$defs/Nope"}}}),
+        "resolves to nothing",
+        "/$defs/Foo/properties/x/$ref",
+    ),
+    Refused(
+        "ref-cycle", _defs(A={"$ref": "#/$defs/B"}, B={"$ref": "#/$defs/A"}), "cycle", "/$defs/A"
+    ),
+    Refused(
+        "allof-cycle",
+        _defs(
+            A={"allOf": [{"$ref": "#/$defs/B"}], "properties": {"a": {}}},
+            B={"allOf": [{"$ref": "#/$defs/A"}], "properties": {"b": {}}},
+        ),
+        "cyclic or too deep",
+    ),
+    Refused(
+        "ref-not-defs",
+        _defs(A={"$ref": "#/definitions/B"}),
+        "only local '#/$defs/<Name>' refs",
+        "/$defs/A/$ref",
+    ),
+    Refused(
+        "ref-external",
+        _defs(A={"$ref": "other.json#/$defs/B"}),
+        "unsupported $ref",
+        "/$defs/A/$ref",
+    ),
+    Refused("ref-not-string", _defs(A={"$ref": 5}), "$ref must be a string", "/$defs/A/$ref"),
+    Refused("defs-missing", _json({"definitions": {"A": {}}}), "no $defs (found 'definitions'", ""),
+    Refused("defs-not-object", _json({"$defs": []}), "$defs must be an object", "/$defs"),
+    Refused(
+        "definition-not-schema", _defs(A=3), "a definition must be a schema object", "/$defs/A"
+    ),
+    Refused(
+        "tag-without-const",
+        _untagged_variants(),
+        "variant has no const 'sessionUpdate'",
+        "/$defs/SessionUpdate/oneOf/3",
+    ),
+    Refused(
+        "tag-duplicated",
+        _variant(1, const="agent_message_chunk"),
+        "is used by both /$defs/SessionUpdate/oneOf/0 and",
+        "/$defs/SessionUpdate/oneOf/1",
+    ),
+    Refused(
+        "tag-not-string",
+        _variant(1, const=5),
+        "const must be a string",
+        "/$defs/SessionUpdate/oneOf/1/properties/sessionUpdate/const",
+    ),
+    Refused(
+        "handler-clash",
+        _variant(1, const="agent-message-chunk"),
+        "both map to handler 'on_agent_message_chunk'",
+        "/$defs/SessionUpdate/oneOf/1",
+    ),
+    Refused(
+        "handler-class-taken",
+        _defs(SessionUpdateHandler={"type": "object"}),
+        "takes the name of the handler class",
+        "/$defs/SessionUpdate",
+    ),
+    Refused(
+        "attributes-collide",
+        _defs(A={"type": "object", "properties": {"fooBar": {}, "foo_bar": {}}}),
+        "both map to attribute 'foo_bar'",
+        "/$defs/A/properties/foo_bar",
+    ),
+    Refused(
+        "classes-collide",
+        _defs(**{"foo-bar": {"type": "string"}, "FooBar": {"type": "string"}}),
+        "both map to class 'FooBar'",
+        "/$defs/foo-bar",
+    ),
+    Refused(
+        "property-name-msgspec-cannot-rename",
+        _defs(A={"type": "object", "properties": {'say "hi"': {}}}),
+        "holds a quote, backslash or control character",
+        '/$defs/A/properties/say "hi"',
+    ),
+    Refused(
+        "lone-surrogate",
+        _defs(A={"type": "object", "properties": {"\ud800": {}}}),
+        "lone surrogate \\ud800",
+        "/$defs/A/properties",
+    ),
+    Refused(
+        "type-unknown", _defs(A={"type": "tuple"}), "unsupported type 'tuple'", "/$defs/A/type"
+    ),
+    Refused(
+        "pattern-invalid",
+        _defs(A={"type": "string", "pattern": "(("}),
+        "invalid pattern",
+        "/$defs/A/pattern",
+    ),
+    Refused(
+        "keyword-unsupported",
+        _defs(A={"type": "object", "patternProperties": {}}),
+        "unsupported keyword 'patternProperties'",
+        "/$defs/A/patternProperties",
+    ),
+    Refused("nesting-too-deep", _nested(200), "nests deeper than 64 levels"),
+    Refused(
+        "json-nesting-bomb", b"[" * 200_000 + b"]" * 200_000, "not valid JSON: nesting too deep", ""
+    ),
+    Refused("not-json", b"{nope", "not valid JSON", ""),
+    Refused("empty-file", b"", "not valid JSON", ""),
+    Refused("json-array", b"[1, 2]", "the schema root must be a JSON object, not list", ""),
+    Refused("json-string", b'"schema"', "the schema root must be a JSON object, not str", ""),
+    Refused("not-utf8", b'{"$defs": {"A": {"description": "\xff"}}}', "not UTF-8 text", ""),
+    Refused("utf8-bom", b"\xef\xbb\xbf" + _json(base()), "not valid JSON", ""),
+    Refused("duplicate-keys", b'{"$defs": {}, "$defs": {}}', "duplicate object key '$defs'", ""),
+    Refused("nan", b'{"$defs": {"A": {"minimum": NaN}}}', "non-standard JSON number NaN", ""),
+    Refused("size-limit-50mb", huge_schema, f"over the {MAX_SCHEMA_BYTES:,}-byte limit", ""),
+]
+
+
+@pytest.fixture(scope="module")
+def previous_output(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A package from an earlier good run, which a refused run must leave alone."""
+    root = tmp_path_factory.mktemp("previous")
+    schema = root / "good.json"
+    schema.write_bytes(_json(base()))
+    out = root / "pkg"
+    result = CliRunner().invoke(main, _args(schema, out, "pkg"))
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def _args(schema: Path, out: Path, package: str) -> list[str]:
+    return ["generate", "--schema", str(schema), "--out", str(out), "--package", package, "--all"]
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=lambda c: c.id)
+def test_refused_with_one_line_and_nothing_written(
+    case: Refused, previous_output: Path, tmp_path: Path
+) -> None:
+    schema = tmp_path / "schema.json"
+    if callable(case.content):
+        case.content(schema)
+    else:
+        schema.write_bytes(case.content)
+    out = tmp_path / "out" / "pkg"
+    shutil.copytree(previous_output, out)
+    before = snapshot(out.parent)
+    result = CliRunner().invoke(main, _args(schema, out, "pkg"))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert "Traceback" not in result.output
+    assert lines[0].startswith(f"error at {schema}#"), lines[0]
+    assert case.message in lines[0], lines[0]
+    if case.pointer is not None:
+        assert lines[0].startswith(f"error at {schema}#{case.pointer}: "), lines[0]
+    assert snapshot(out.parent) == before
+
+
+_MEASURE = """
+import resource, sys
+from acp_codegen.cli import main
+try:
+    main(sys.argv[1:])
+finally:
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, file=sys.stderr)
+"""
+
+
+def test_huge_schema_is_refused_without_reading_it(tmp_path: Path) -> None:
+    """The real CLI process refuses a 50 MB schema and never holds it in memory."""
+    schema = tmp_path / "huge.json"
+    huge_schema(schema)
+    size_mb = schema.stat().st_size // 2**20
+    result = subprocess.run(
+        [sys.executable, "-c", _MEASURE, *_args(schema, tmp_path / "out", "pkg")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    message, peak_mb = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and "byte limit" in message and "Traceback" not in message
+    assert int(peak_mb) < size_mb, f"peak RSS {peak_mb} MB for a {size_mb} MB file"
+    assert not (tmp_path / "out").exists()
+
+
+@dataclass(frozen=True)
+class Generated:
+    id: str
+    document: dict[str, Any]
+    check: Callable[[ModuleType], None]
+
+
+def _generated() -> list[Generated]:
+    return [Generated(*row) for row in generated_cases()]
+
+
+@pytest.mark.parametrize("case", _generated(), ids=lambda c: c.id)
+def test_generated_correctly(case: Generated, tmp_path: Path) -> None:
+    import builtins
+
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(case.document), encoding="utf-8")
+    package = "hostile_" + case.id.replace("-", "_")
+    out = tmp_path / package
+    result = CliRunner().invoke(main, _args(schema, out, package))
+    assert result.exit_code == 0, result.output
+    lint = subprocess.run(
+        # Syntax errors and pyflakes (undefined or shadowed names); naming style is
+        # checked on the published schemas in test_static_generated.py.
+        ["ruff", "check", "--isolated", "--select", "E9,F", "--quiet", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    sys.path.insert(0, str(tmp_path))
+    try:
+        importlib.invalidate_caches()
+        module = importlib.import_module(package)
+        assert not hasattr(builtins, INJECTION.flag), "schema text ran as code"
+        case.check(module)
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m.split(".")[0] == package]:
+            del sys.modules[name]
+
+
+def test_docstrings_keep_hostile_text_exactly(tmp_path: Path) -> None:
+    """The class docstring reads back as the hostile description, not as code."""
+    doc = copy.deepcopy(base())
+    doc["$defs"]["ContentChunk"]["description"] = INJECTION.text
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(doc), encoding="utf-8")
+    result = CliRunner().invoke(main, _args(schema, tmp_path / "docs_pkg", "docs_pkg"))
+    assert result.exit_code == 0, result.output
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("docs_pkg")
+        cls = module.ContentChunk
+        assert inspect.cleandoc(cls.__doc__ or "") == INJECTION.text
+        decode_round_trip(module, cls, {"content": "x"})
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m.split(".")[0] == "docs_pkg"]:
+            del sys.modules[name]
