@@ -1,19 +1,25 @@
 """Stage 6, emit: write a generated tree atomically, or compare it with what is on disk.
 
 `write_tree` builds the whole package in a sibling temporary directory and swaps
-it into place with renames, so a failure at any point leaves the output
-directory exactly as it was, and two concurrent runs never leave a mix: each
-swap replaces the directory whole. `diff_tree` returns a unified diff between
-the files on disk and the files that would be written.
+it into place in one step (an atomic exchange on Linux, renames elsewhere), so a
+failure at any point leaves the output directory exactly as it was, and two
+concurrent runs never leave a mix: each swap replaces the directory whole.
+`diff_tree` returns a unified diff between the files on disk and the files that
+would be written.
 """
 
 from __future__ import annotations
 
+import ctypes
 import difflib
+import errno
+import functools
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 MARKER = ".acp-codegen"
 
@@ -47,23 +53,81 @@ def write_tree(out: Path, files: dict[str, str]) -> None:
         raise
 
 
+#: How often a swap retries when concurrent writers keep moving `out` underneath it.
+SWAP_ATTEMPTS = 50
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(staging: Path, out: Path) -> bool | None:
+    """Atomically trade the two directories (Linux ``renameat2``).
+
+    True when swapped, False when `out` does not exist, None when the platform or
+    file system cannot exchange.
+    """
+    renameat2 = _renameat2()
+    if renameat2 is None:
+        return None
+    result = renameat2(
+        _AT_FDCWD, os.fsencode(staging), _AT_FDCWD, os.fsencode(out), _RENAME_EXCHANGE
+    )
+    if result == 0:
+        return True
+    code = ctypes.get_errno()
+    if code == errno.ENOENT:
+        return False
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EPERM):
+        return None
+    raise OSError(code, os.strerror(code), str(out))
+
+
+@functools.cache
+def _renameat2() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+
+
 def _swap(staging: Path, out: Path) -> None:
-    if not out.exists():
+    """Put `staging` at `out` in one step; `out` never holds a mix of two trees.
+
+    With an atomic exchange a reader always sees a whole tree, and of concurrent
+    writers the last to exchange wins. Without one, the old tree is renamed aside
+    first; a writer that loses a race to a concurrent one retries.
+    """
+    for _ in range(SWAP_ATTEMPTS):
+        swapped = _exchange(staging, out)
+        if swapped:
+            shutil.rmtree(staging, ignore_errors=True)  # now the old tree
+            return
+        if swapped is False or not out.exists():
+            try:
+                os.rename(staging, out)
+                return
+            except OSError as exc:
+                if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                    raise
+                continue  # another writer's tree appeared: replace it
+        trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        try:
+            os.rename(out, trash / "tree")
+        except FileNotFoundError:
+            os.rmdir(trash)
+            continue  # another writer moved it aside first
         try:
             os.rename(staging, out)
-            return
-        except OSError:
-            if not out.exists():
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                os.rename(trash / "tree", out)
                 raise
-    trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-    os.rmdir(trash)
-    os.rename(out, trash)
-    try:
-        os.rename(staging, out)
-    except OSError:
-        os.rename(trash, out)
-        raise
-    shutil.rmtree(trash, ignore_errors=True)
+        else:
+            return
+        finally:
+            shutil.rmtree(trash, ignore_errors=True)
+    raise OSError(errno.EBUSY, "other writers kept replacing the directory", str(out))
 
 
 def read_tree(out: Path) -> dict[str, str]:
