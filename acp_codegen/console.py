@@ -159,5 +159,7 @@ def handles_bad_input(func: Callable[..., Any]) -> Callable[..., Any]:
             fail(f"error: {exc}")
         except (FileExistsError, PermissionError, IsADirectoryError, NotADirectoryError) as exc:
             fail(f"error: cannot write output: {exc}")
+        except OSError as exc:  # a full disk, a read-only file system, ...
+            fail(f"error: {exc}")
 
     return wrapper
