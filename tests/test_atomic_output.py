@@ -1,0 +1,236 @@
+"""Atomic output: a failed run changes nothing on disk, concurrent runs never leave a mix.
+
+Each failure case starts from a package an earlier run wrote, makes the next
+run fail at one stage (a real bad schema where one exists, an injected fault
+otherwise), and demands exit code 2, one error line, and the output's parent
+directory byte for byte as before: no half-written package, no staging or
+trash directory left behind. The concurrency cases race writers on one
+directory, through `emit.write_tree` (both the atomic-exchange path and the
+rename fallback) and through the real CLI.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import multiprocessing
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from acp_codegen import emit, format, render
+from acp_codegen.cli import main
+from acp_codegen.errors import SchemaError
+from tests.hostile_cases import base, snapshot, with_defs
+
+Fault = Callable[[pytest.MonkeyPatch, Path], Path]
+
+
+def _schema(tmp: Path, doc: dict[str, Any]) -> Path:
+    path = tmp / "next.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def _changed() -> dict[str, Any]:
+    """A valid schema whose package differs from the one already on disk."""
+    return with_defs(Extra={"type": "object", "properties": {"x": {"type": "integer"}}})
+
+
+def _bad_json(mp: pytest.MonkeyPatch, tmp: Path) -> Path:
+    path = tmp / "next.json"
+    path.write_bytes(b'{"$defs": ')
+    return path
+
+
+def _bad_ref(mp: pytest.MonkeyPatch, tmp: Path) -> Path:
+    return _schema(tmp, with_defs(A={"$ref": "#/$defs/Missing"}))
+
+
+def _alias_cycle(mp: pytest.MonkeyPatch, tmp: Path) -> Path:
+    return _schema(tmp, with_defs(A={"$ref": "#/$defs/B"}, B={"$ref": "#/$defs/A"}))
+
+
+def _render_fails(mp: pytest.MonkeyPatch, tmp: Path) -> Path:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise SchemaError("injected render failure")
+
+    mp.setattr(render, "render", broken)
+    return _schema(tmp, _changed())
+
+
+def _formatter_fails(mp: pytest.MonkeyPatch, tmp: Path) -> Path:
+    mp.setattr(format, "ruff_binary", lambda: shutil.which("false") or "/bin/false")
+    return _schema(tmp, _changed())
+
+
+def _disk_full_mid_write(mp: pytest.MonkeyPatch, tmp: Path) -> Path:
+    calls = {"n": 0}
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(fd)
+
+    mp.setattr(emit.os, "fsync", fsync)
+    return _schema(tmp, _changed())
+
+
+def _exchange_fails(mp: pytest.MonkeyPatch, tmp: Path) -> Path:
+    def exchange(staging: Path, out: Path) -> bool:
+        raise OSError(errno.EIO, "Input/output error", str(out))
+
+    mp.setattr(emit, "_exchange", exchange)
+    return _schema(tmp, _changed())
+
+
+def _fallback_rename_fails(mp: pytest.MonkeyPatch, tmp: Path) -> Path:
+    """Without an exchange the old tree is moved aside; the next rename fails."""
+    real = os.rename
+
+    def rename(src: Any, dst: Any) -> None:
+        if ".new-" in os.fspath(src):
+            raise OSError(errno.EIO, "Input/output error", os.fspath(dst))
+        real(src, dst)
+
+    mp.setattr(emit, "_exchange", lambda staging, out: None)
+    mp.setattr(emit.os, "rename", rename)
+    return _schema(tmp, _changed())
+
+
+FAULTS: dict[str, Fault] = {
+    "load": _bad_json,
+    "build": _bad_ref,
+    "lower": _alias_cycle,
+    "render": _render_fails,
+    "format": _formatter_fails,
+    "emit-write": _disk_full_mid_write,
+    "emit-exchange": _exchange_fails,
+    "emit-fallback-rename": _fallback_rename_fails,
+}
+
+
+def _args(schema: Path, out: Path) -> list[str]:
+    return ["generate", "--schema", str(schema), "--out", str(out), "--package", "pkg", "--all"]
+
+
+@pytest.fixture
+def existing(tmp_path: Path) -> Path:
+    """An output directory holding a package from an earlier, successful run."""
+    schema = tmp_path / "first.json"
+    schema.write_text(json.dumps(base()), encoding="utf-8")
+    out = tmp_path / "out" / "pkg"
+    result = CliRunner().invoke(main, _args(schema, out))
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.mark.parametrize("stage", FAULTS)
+def test_failed_run_leaves_output_as_it_was(
+    stage: str, existing: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    schema = FAULTS[stage](monkeypatch, tmp_path)
+    before = snapshot(existing.parent)
+    result = CliRunner().invoke(main, _args(schema, existing))
+    monkeypatch.undo()
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    assert result.exit_code == 2, result.output
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert snapshot(existing.parent) == before
+
+
+def test_a_successful_run_does_replace_the_output(existing: Path, tmp_path: Path) -> None:
+    """The control for the table above: without a fault the same run changes the tree."""
+    before = snapshot(existing.parent)
+    result = CliRunner().invoke(main, _args(_schema(tmp_path, _changed()), existing))
+    assert result.exit_code == 0, result.output
+    after = snapshot(existing.parent)
+    assert after != before and set(after) >= set(before)
+    assert "class Extra(" in (existing / "models.py").read_text(encoding="utf-8")
+
+
+def test_interrupt_while_writing_leaves_output_as_it_was(
+    existing: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(fd: int) -> None:
+        raise KeyboardInterrupt
+
+    before = snapshot(existing.parent)
+    monkeypatch.setattr(emit.os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        emit.write_tree(existing, {"models.py": "x = 1\n"})
+    monkeypatch.undo()
+    assert snapshot(existing.parent) == before
+
+
+# -- concurrent writers ---------------------------------------------------------------------
+
+
+def _tree(writer: int) -> dict[str, str]:
+    """A tree whose every file names its writer; writers also differ in their file sets."""
+    files = {f"m{i}.py": f"WRITER = {writer}\n" * 40 for i in range(12 + writer)}
+    files["sub/deep.py"] = f"WRITER = {writer}\n"
+    return files
+
+
+def _write_many(out: str, writer: int, rounds: int, exchange: bool) -> list[str]:
+    if not exchange:
+        emit._exchange = lambda staging, out: None  # type: ignore[assignment]
+    errors = []
+    for _ in range(rounds):
+        try:
+            emit.write_tree(Path(out), _tree(writer))
+        except Exception as exc:  # reported, and the test fails on any
+            errors.append(f"{type(exc).__name__}: {exc}")
+    return errors
+
+
+@pytest.mark.parametrize("exchange", [True, False], ids=["atomic-exchange", "rename-fallback"])
+def test_concurrent_writers_never_leave_a_mix(exchange: bool, tmp_path: Path) -> None:
+    out = tmp_path / "pkg"
+    writers = 4
+    with multiprocessing.get_context("spawn").Pool(writers) as pool:
+        jobs = [(str(out), w, 25, exchange) for w in range(writers)]
+        errors = [e for found in pool.starmap(_write_many, jobs) for e in found]
+    assert errors == []
+    final = emit.read_tree(out)
+    winner = int(final["sub/deep.py"].split()[-1])
+    assert final == _tree(winner)
+    assert [p.name for p in tmp_path.iterdir()] == ["pkg"], "staging or trash left behind"
+
+
+def test_concurrent_cli_runs_leave_one_whole_package(tmp_path: Path) -> None:
+    schemas = []
+    for index, doc in enumerate([base(), _changed()]):
+        (tmp_path / f"s{index}").mkdir()
+        schemas.append(_schema(tmp_path / f"s{index}", doc))
+    out = tmp_path / "race" / "pkg"
+    expected = []
+    for schema in schemas:  # what each run writes when it runs alone
+        assert CliRunner().invoke(main, _args(schema, out)).exit_code == 0
+        expected.append(emit.read_tree(out))
+    assert expected[0] != expected[1]
+    for _ in range(3):
+        runs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "acp_codegen", *_args(schema, out)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for schema in schemas
+        ]
+        for run in runs:
+            _, stderr = run.communicate(timeout=120)
+            assert run.returncode == 0, stderr
+        assert emit.read_tree(out) in expected
+    assert [p.name for p in out.parent.iterdir()] == ["pkg"]
