@@ -1,9 +1,8 @@
-"""Figure 5: the cost of applying decoded updates to a ``SessionState`` reducer.
+"""Figure 5: the cost of applying decoded updates to the generated ``SessionState`` reducer.
 
-HOOK: the reducer is being written separately. Once the generated package
-exports ``SessionState`` with ``SessionState().apply(update)``, this section runs
-by itself: it needs no change here unless that API differs. Until then it
-reports itself as pending instead of a figure.
+HOOK: this figure drives the generated package's ``SessionState().apply(update)``
+and nothing else of the reducer; if a package has no ``SessionState`` (or
+``schema/`` does not generate) the figure reports itself as pending instead.
 
 Measured on the v2 stream with our ``schema/`` package:
 
