@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from tests import corpus
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     sections: list[report.Section] = []
     with scratch:
         lines = read_lines(corpus.STREAM_V1, limit)
-        steps = [
+        steps: list[tuple[str, Callable[[], list[report.Section]]]] = [
             ("1", lambda: [cold.generators(ws, rounds, formatters)]),
             ("2", lambda: list(codec.v1(ws, lines, rounds))),
             ("4", lambda: [codec.v2(ws, rounds, limit)]),

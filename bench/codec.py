@@ -33,7 +33,8 @@ def _our_encoder(pkg: ModuleType) -> Any:
     encode = pkg.encode
 
     def encode_notification(params: Any) -> bytes:
-        return encode({**ENVELOPE, "params": params}) + b"\n"
+        data: bytes = encode({**ENVELOPE, "params": params})
+        return data + b"\n"
 
     return encode_notification
 

@@ -42,7 +42,7 @@ WORDS = (
     "file test assert ok fix bug refactor module package ruff mypy pytest msgspec json "
     "héllo naïve café 日本 ✓ → ``` `code` **bold** - item\n"
 ).split(" ")
-TOOLS = (
+TOOLS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("read", "Read {path}", {"path": "{path}"}),
     ("edit", "Edit {path}", {"path": "{path}", "oldString": "x", "newString": "y"}),
     ("search", "grep -rn decode", {"pattern": "decode", "path": "/repo/src"}),
@@ -120,7 +120,7 @@ class Turns:
         kind, title, raw = self.rng.choice(TOOLS)
         path = self.rng.choice(PATHS)
         raw_input = {k: v.format(path=path) if isinstance(v, str) else v for k, v in raw.items()}
-        first = {
+        first: dict[str, Any] = {
             "sessionUpdate": "tool_call_update",
             "toolCallId": call_id,
             "title": title.format(path=path),
@@ -144,7 +144,11 @@ class Turns:
                 0.05,
             )
         status = "completed" if self.rng.random() < 0.9 else "failed"
-        last = {"sessionUpdate": "tool_call_update", "toolCallId": call_id, "status": status}
+        last: dict[str, Any] = {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": call_id,
+            "status": status,
+        }
         if self.rng.random() < 0.4:
             last["rawOutput"] = {"exitCode": 0, "lines": self.rng.randint(1, 500)}
         yield self.meta(last)
@@ -311,7 +315,7 @@ def messages(seed: int = SEED, count: int = COUNT) -> list[dict[str, Any]]:
 
 def check(rows: list[dict[str, Any]]) -> None:
     """Validate every ``params`` against our schema's session/update notification type."""
-    import jsonschema
+    import jsonschema  # type: ignore[import-untyped]
 
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     target = {"$defs": schema["$defs"], "$ref": "#/$defs/UpdateSessionNotification"}

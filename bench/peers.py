@@ -54,7 +54,8 @@ def _paths(params: type[BaseModel], dump: Callable[[BaseModel], Any]) -> Pydanti
         return validate(json.loads(line)["params"])
 
     def best_decode(line: bytes) -> Any:
-        return validate_json(line).params
+        message: Any = validate_json(line)
+        return message.params
 
     def own_encode(obj: Any) -> bytes:
         message = {"jsonrpc": "2.0", "method": "session/update", "params": dump(obj)}
