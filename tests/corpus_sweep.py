@@ -41,6 +41,7 @@ from tests.instances import (
     Fixed,
     Instances,
     Unsatisfiable,
+    Variant,
     dumps,
     same_json,
     union_size,
@@ -219,7 +220,7 @@ def _envelopes(document: dict[str, Any], pkg: ModuleType) -> list[Any]:
     out = []
     for name in names[:1]:
         for variant in range(_update_members(document, name)):
-            params = Instances(document, _UpdateVariant(variant)).of_def(name)
+            params = Instances(document, Variant(variant)).of_def(name)
             out.append({"jsonrpc": "2.0", "method": UPDATE_METHOD, "params": params})
     return out
 
@@ -231,13 +232,6 @@ def _update_members(document: dict[str, Any], notification: str) -> int:
     refs = [update] + (update.get("allOf") or [])
     names = [r["$ref"].rsplit("/", 1)[-1] for r in refs if isinstance(r, dict) and "$ref" in r]
     return max([union_size(document, notification)] + [union_size(document, n) for n in names])
-
-
-class _UpdateVariant(Fixed):
-    """Full samples whose every union takes member `variant` when it has that many."""
-
-    def pick(self, n: int, shallow: bool) -> int:
-        return self.variant if self.variant < n and not shallow else 0
 
 
 def _init_worker(scratch: str) -> None:

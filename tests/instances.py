@@ -32,6 +32,7 @@ INT_FORMATS = {
 }
 DOC_KEYS = frozenset({"description", "title", "default", "$schema", "$comment", "examples"})
 NOTHING: Any = object()
+Path = tuple[str | int, ...]
 
 
 class Unsatisfiable(Exception):
@@ -116,6 +117,13 @@ class Fixed:
         return False
 
 
+class Variant(Fixed):
+    """Like `Fixed`, but every union takes member `variant` when it has that many."""
+
+    def pick(self, n: int, shallow: bool) -> int:
+        return self.variant if self.variant < n and not shallow else 0
+
+
 class Instances:
     """Walks one schema document; `of_def(name)` returns an instance of that def."""
 
@@ -123,6 +131,8 @@ class Instances:
         self.defs: dict[str, Any] = document.get("$defs", {})
         self.choose = chooser
         self.max_depth = max_depth
+        #: Every property produced: (path in the instance, its schema, whether required).
+        self.trace: list[tuple[Path, dict[str, Any], bool]] = []
 
     def of_def(self, name: str) -> Any:
         return self.value(self.defs[name], 0)
@@ -132,7 +142,7 @@ class Instances:
             raise Unsatisfiable(f"cannot follow {ref!r}")
         return self.defs[ref[len("#/$defs/") :].replace("~1", "/").replace("~0", "~")]
 
-    def value(self, node: Any, depth: int) -> Any:
+    def value(self, node: Any, depth: int, path: Path = ()) -> Any:
         if node is True or (isinstance(node, dict) and _is_any(node)):
             return self.choose.any_json()
         if not isinstance(node, dict):
@@ -140,15 +150,15 @@ class Instances:
         shallow = depth > self.max_depth
         parts: list[Any] = []
         if "$ref" in node:
-            parts.append(self.value(self.resolve(node["$ref"]), depth + 1))
+            parts.append(self.value(self.resolve(node["$ref"]), depth + 1, path))
         for sub in node.get("allOf", []):
-            parts.append(self.value(sub, depth + 1))
+            parts.append(self.value(sub, depth + 1, path))
         for keyword in ("anyOf", "oneOf"):
             members = node.get(keyword)
             if isinstance(members, list) and members:
                 index = self.choose.pick(len(members), shallow)
-                parts.append(self.value(members[index], depth + 1))
-        own = self.own(node, depth, shallow)
+                parts.append(self.value(members[index], depth + 1, path))
+        own = self.own(node, depth, shallow, path)
         if own is not NOTHING:
             parts.append(own)
         if not parts:
@@ -160,7 +170,7 @@ class Instances:
             return merged
         return parts[0]
 
-    def own(self, node: dict[str, Any], depth: int, shallow: bool) -> Any:
+    def own(self, node: dict[str, Any], depth: int, shallow: bool, path: Path) -> Any:
         """The value the node's own keywords ask for, or NOTHING when it only combines."""
         if "const" in node:
             return node["const"]
@@ -177,17 +187,18 @@ class Instances:
             else:
                 return NOTHING
         if kind == "object":
-            return self.object(node, depth, shallow)
+            return self.object(node, depth, shallow, path)
         if kind == "array":
             count = self.choose.length(int(node.get("minItems", 0)), shallow)
-            return [self.value(node.get("items", True), depth + 1) for _ in range(count)]
+            items = node.get("items", True)
+            return [self.value(items, depth + 1, (*path, i)) for i in range(count)]
         if kind == "null":
             return None
         if kind not in ("string", "integer", "number", "boolean"):
             raise Unsatisfiable(f"unknown type {kind!r}")
         return self.choose.scalar(_leaf(node, kind))
 
-    def object(self, node: dict[str, Any], depth: int, shallow: bool) -> dict[str, Any]:
+    def object(self, node: dict[str, Any], depth: int, shallow: bool, path: Path) -> dict[str, Any]:
         props = node.get("properties", {})
         required = set(node.get("required", []))
         reserved = _reserved_values(node.get("not"))
@@ -198,11 +209,13 @@ class Instances:
             if name in reserved and isinstance(sub, dict) and "const" not in sub:
                 out[name] = self.choose.other_tag(reserved[name])
             else:
-                out[name] = self.value(sub, depth + 1)
+                out[name] = self.value(sub, depth + 1, (*path, name))
+            if isinstance(sub, dict):
+                self.trace.append(((*path, name), sub, name in required))
         extra = node.get("additionalProperties")
         if isinstance(extra, dict) and not _is_any(extra):
             for index in range(self.choose.length(0, shallow)):
-                out[f"key{index}"] = self.value(extra, depth + 1)
+                out[f"key{index}"] = self.value(extra, depth + 1, (*path, f"key{index}"))
         elif props and extra is not False and self.choose.extra(shallow):
             # Only objects with declared properties: a property-less object is a map
             # or any-JSON value that keeps every key, so an extra key there is data.
