@@ -1,0 +1,56 @@
+"""Static checks on generated code: ``ruff check`` and ``mypy --strict`` pass on the packages
+generated (with ``--all``) from the four newest published schemas.
+
+Both tools run as their own processes with no project configuration (``--isolated``
+for ruff, a scratch directory and cache for mypy), so the result is what a user
+gets who vendors one of these packages into their own strict project.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests import corpus
+
+KEYS = sorted(corpus.NEWEST)
+
+
+@pytest.fixture(scope="module")
+def packages(make_package: Callable[..., ModuleType], generated_root: Path) -> list[str]:
+    corpus.require()
+    names = []
+    for key in KEYS:
+        name = "pub_" + key.replace("-", "_")
+        make_package(corpus.newest(corpus.NEWEST[key]), name, take_all=True)
+        names.append(name)
+    return names
+
+
+def test_ruff_check_passes(packages: list[str], generated_root: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", *packages],
+        cwd=generated_root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_strict_passes(packages: list[str], generated_root: Path, tmp_path: Path) -> None:
+    args = [sys.executable, "-m", "mypy", "--strict", "--no-incremental"]
+    args += ["--cache-dir", str(tmp_path / "mypy-cache"), "--python-version", "3.11"]
+    for name in packages:
+        args += ["-p", name]
+    result = subprocess.run(
+        args, cwd=generated_root, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("Success: no issues found"), result.stdout
