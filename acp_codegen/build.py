@@ -452,6 +452,13 @@ class Builder:
         for keyword in idioms.UNSUPPORTED_KEYWORDS:
             if keyword in schema:
                 raise self.error(f"unsupported keyword {keyword!r}", join_pointer(pointer, keyword))
+        if all(isinstance(schema.get(k), list) for k in idioms.UNION_KEYWORDS):
+            # Only one union per node is read; the other would be silently ignored.
+            raise self.error(
+                "unsupported construct: both anyOf and oneOf on one schema "
+                "(a value matching one member of each union)",
+                pointer,
+            )
 
     # -- methods --------------------------------------------------------------------------
     def _methods(self, names: list[str]) -> tuple[tuple[ir.Method, ...], str | None]:

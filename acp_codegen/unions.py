@@ -42,6 +42,7 @@ class UnionBuilder:
         self, schema: dict[str, Any], pointer: str, keyword: str, members: list[Any]
     ) -> Layout | None:
         """Split members into tagged, fallback and default; None when untagged."""
+        self.b._check_keywords(schema, pointer)
         counts: Counter[str] = Counter()
         for member in members:
             counts.update(
