@@ -174,6 +174,12 @@ REFUSED = [
         "/$defs/A/properties",
     ),
     Refused(
+        "anyof-and-oneof-on-one-schema",
+        _defs(A={"anyOf": [{"type": "string"}], "oneOf": [{"type": "integer"}]}),
+        "unsupported construct: both anyOf and oneOf on one schema",
+        "/$defs/A",
+    ),
+    Refused(
         "type-unknown", _defs(A={"type": "tuple"}), "unsupported type 'tuple'", "/$defs/A/type"
     ),
     Refused(
