@@ -131,7 +131,10 @@ def test_mutated_payloads_raise_only_decode_error(target: Target) -> None:
                     f"#{index} tag {tag!r} gave {type(update).__name__}: {data[:300]!r}"
                 )
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before) / 1024
-    print(f"{target.key}: {count:,} mutated payloads, {dict(outcomes)}, slowest {slowest:.3f}s")
+    print(
+        f"{target.key}: {count:,} mutated payloads, {dict(outcomes)}, "
+        f"slowest {slowest:.3f}s, peak memory +{grown_mb:.0f} MB"
+    )
     assert failures == [], "\n".join(failures[:20])
     assert outcomes["DecodeError"] > count // 10 and outcomes["known tag decoded"] > count // 20
     assert slowest < TIME_LIMIT_S, f"slowest payload took {slowest:.2f}s"
