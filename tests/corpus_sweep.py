@@ -43,6 +43,8 @@ from tests.instances import (
     Unsatisfiable,
     Variant,
     dumps,
+    envelope,
+    notification_def,
     same_json,
     union_size,
     validator_for,
@@ -53,7 +55,6 @@ STATUSES = ("ok", "clean", "crash", "hang")
 SCHEMA_BUDGET_S = 60
 V0_MIN_OK = 0.95
 CLEAN_ERROR = re.compile(r"^error at [^\n#]+#(/[^\n:]*): [^\n]+$")
-UPDATE_METHOD = "session/update"
 
 
 @dataclass
@@ -210,19 +211,13 @@ def _round_trip(pkg: ModuleType, target: Any, sample: Any) -> str:
 
 
 def _envelopes(document: dict[str, Any], pkg: ModuleType) -> list[Any]:
-    if not hasattr(pkg, "decode_notification"):
+    name = notification_def(document)
+    if not hasattr(pkg, "decode_notification") or name is None:
         return []
-    names = [
-        n
-        for n, s in sorted(document["$defs"].items())
-        if isinstance(s, dict) and s.get("x-method") == UPDATE_METHOD
+    return [
+        envelope(Instances(document, Variant(variant)).of_def(name))
+        for variant in range(_update_members(document, name))
     ]
-    out = []
-    for name in names[:1]:
-        for variant in range(_update_members(document, name)):
-            params = Instances(document, Variant(variant)).of_def(name)
-            out.append({"jsonrpc": "2.0", "method": UPDATE_METHOD, "params": params})
-    return out
 
 
 def _update_members(document: dict[str, Any], notification: str) -> int:

@@ -30,6 +30,7 @@ INT_FORMATS = {
     "uint32": (0, 2**32 - 1),
     "uint64": (0, 2**64 - 1),
 }
+UPDATE_METHOD = "session/update"
 DOC_KEYS = frozenset({"description", "title", "default", "$schema", "$comment", "examples"})
 NOTHING: Any = object()
 Path = tuple[str | int, ...]
@@ -252,6 +253,21 @@ def _reserved_values(negated: Any) -> dict[str, set[str]]:
             if isinstance(sub, dict) and isinstance(sub.get("const"), str):
                 found.setdefault(name, set()).add(sub["const"])
     return found
+
+
+def notification_def(document: dict[str, Any]) -> str | None:
+    """The definition whose ``x-method`` is ``session/update`` (the params), if any."""
+    names = sorted(
+        name
+        for name, schema in document["$defs"].items()
+        if isinstance(schema, dict) and schema.get("x-method") == UPDATE_METHOD
+    )
+    return names[0] if names else None
+
+
+def envelope(params: Any) -> dict[str, Any]:
+    """A JSON-RPC ``session/update`` notification carrying `params`."""
+    return {"jsonrpc": "2.0", "method": UPDATE_METHOD, "params": params}
 
 
 def union_size(document: dict[str, Any], name: str) -> int:

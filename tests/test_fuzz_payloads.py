@@ -43,13 +43,19 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from tests import corpus
-from tests.instances import Instances, Variant, union_size, validator_for
+from tests.instances import (
+    Instances,
+    Variant,
+    envelope,
+    notification_def,
+    union_size,
+    validator_for,
+)
 from tests.mutations import Mutator, dumps
 
 TOTAL = int(os.environ.get("ACP_FUZZ_PAYLOADS", "20000"))
 TIME_LIMIT_S = 2.0
 MEMORY_LIMIT_MB = 512
-UPDATE = "session/update"
 #: Values of every JSON type; each is tried where the schema rejects it.
 WRONG: list[Any] = [12345, -1, 2**70, "text", True, None, [1], {"x": 1}]
 DEFAULT_ON_ERROR = "x-deserialize-default-on-error"
@@ -74,14 +80,13 @@ def target(request: pytest.FixtureRequest, make_package: Any) -> Target:
     path = corpus.newest(corpus.NEWEST[key])
     pkg = make_package(path, "pub_" + key.replace("-", "_"), take_all=True)
     document = json.loads(path.read_text(encoding="utf-8"))
-    (name,) = [n for n, s in document["$defs"].items() if s.get("x-method") == UPDATE]
+    name = notification_def(document)
+    assert name is not None
     seeds: list[tuple[str, Any]] = []
     for variant in range(union_size(document, "SessionUpdate")):
         for full in (True, False):
             params = Instances(document, Variant(variant, full)).of_def(name)
-            seeds.append(
-                ("decode_notification", {"jsonrpc": "2.0", "method": UPDATE, "params": params})
-            )
+            seeds.append(("decode_notification", envelope(params)))
             seeds.append(("decode_update", params["update"]))
     return Target(key, pkg, document, seeds)
 

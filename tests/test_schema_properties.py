@@ -44,13 +44,14 @@ from tests.instances import (
     EXTRA_KEY,
     Instances,
     dumps,
+    envelope,
+    notification_def,
     same_json,
     validator_for,
     without_extras,
 )
 
 EXAMPLES = int(os.environ.get("ACP_PROPERTY_EXAMPLES", "60"))
-UPDATE = "session/update"
 #: Integers a double represents exactly.
 EXACT = 2**53
 JSON_LEAF = (
@@ -121,16 +122,6 @@ class Drawn:
         return self.extras and not shallow and self.data.draw(st.booleans())
 
 
-def _notification_def(document: dict[str, Any]) -> str:
-    names = [
-        name
-        for name, schema in sorted(document["$defs"].items())
-        if isinstance(schema, dict) and schema.get("x-method") == UPDATE
-    ]
-    assert len(names) == 1, names
-    return names[0]
-
-
 class Subject(NamedTuple):
     key: str
     pkg: Any
@@ -149,7 +140,9 @@ def subject(request: pytest.FixtureRequest, make_package: Any) -> Subject:
     path = corpus.newest(corpus.NEWEST[key])
     pkg = make_package(path, "pub_" + key.replace("-", "_"), take_all=True)
     document = json.loads(path.read_text(encoding="utf-8"))
-    return Subject(key, pkg, document, _notification_def(document), validator_for(document))
+    name = notification_def(document)
+    assert name is not None
+    return Subject(key, pkg, document, name, validator_for(document))
 
 
 def _check(subject: Subject, data: st.DataObject, extras: bool) -> None:
@@ -159,8 +152,7 @@ def _check(subject: Subject, data: st.DataObject, extras: bool) -> None:
     assert not errors, f"the walker drew an instance the schema rejects: {errors}"
     cls = getattr(pkg, naming.class_name(name))
     decoded = pkg.decode(dumps(params), cls)
-    envelope = {"jsonrpc": "2.0", "method": UPDATE, "params": params}
-    assert pkg.decode_notification(dumps(envelope)) == decoded
+    assert pkg.decode_notification(dumps(envelope(params))) == decoded
     again = json.loads(pkg.encode(decoded))
     assert same_json(without_extras(again), without_extras(params)), (params, again)
     update = params.get("update")
