@@ -36,6 +36,7 @@ from tests.hostile_cases import (
     generated_cases,
     huge_schema,
     snapshot,
+    with_defs,
 )
 
 Content = bytes | Callable[[Path], None]
@@ -55,7 +56,7 @@ def _json(doc: Any) -> bytes:
 
 
 def _defs(**defs: Any) -> bytes:
-    return _json(edit(lambda d: d["$defs"].update(defs)))
+    return _json(with_defs(**defs))
 
 
 def _variant(index: int, **change: Any) -> bytes:
