@@ -101,6 +101,8 @@ class View:
     methods: tuple[MethodView, ...]
     notification: str | None
     update_union: str | None
+    #: Attribute of the notification params that holds the update union.
+    update_field: str | None = None
 
 
 class Lowerer:
@@ -431,6 +433,7 @@ class Lowerer:
             self.methods(),
             module.notification,
             module.update_union,
+            module.update_field,
         )
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "Method",
     "OpenIntEnum",
     "OpenStrEnum",
+    "RawEnvelope",
     "ShapeUnion",
     "TaggedUnion",
     "UnknownVariant",
@@ -187,7 +188,53 @@ class TaggedUnion:
         self.default = default
 
 
-class ShapeUnion:
+class _ShapeMeta(type):
+    """Lets msgspec accept what a shape union decodes to as an instance of that union.
+
+    msgspec checks that a decode hook returns an instance of the type it asked for;
+    a union's value is an instance of one of its members instead.
+    """
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        if type.__instancecheck__(cls, obj):
+            return True
+        members: tuple[Any, ...] = cls.__dict__.get("MEMBERS", ())
+        spec: TaggedUnion | None = cls.__dict__.get("UNION")
+        if spec is not None:
+            members = (*spec.variants.values(), spec.unknown, spec.default)
+        for member in members:
+            if member is None:
+                continue
+            if member is Any:
+                return True
+            if isinstance(member, type):
+                if isinstance(obj, member):
+                    return True
+            elif _union_spec(member) is not None or typing.get_origin(member) is not None:
+                origin = typing.get_origin(member)
+                if origin is typing.Annotated:
+                    if isinstance(obj, _instance_types(member)):
+                        return True
+                elif isinstance(origin, type) and isinstance(obj, origin):
+                    return True
+        return False
+
+
+def _instance_types(tp: Any) -> tuple[type, ...]:
+    """Classes a value of an (Annotated) union type can be an instance of."""
+    spec = _union_spec(tp)
+    if spec is None:
+        return ()
+    found: list[type] = []
+    for target in (*spec.variants.values(), spec.unknown, spec.default):
+        if isinstance(target, type):
+            found.append(target)
+        elif target is not None:
+            found.extend(_instance_types(target))
+    return tuple(found)
+
+
+class ShapeUnion(metaclass=_ShapeMeta):
     """Base of runtime types for unions msgspec cannot tell apart by itself.
 
     Members are tried in schema order and the first that decodes wins.
@@ -516,6 +563,39 @@ def decoder_pair(tp: Any) -> tuple[Callable[[bytes | str], Any], Callable[[bytes
     return msgspec.json.Decoder(tp, dec_hook=dec_hook).decode, msgspec.json.Decoder().decode
 
 
+_MISS = object()
+_NESTED: dict[int, tuple[Any, Callable[[bytes | str], Any] | None]] = {}
+
+
+def _nested_fast(tp: Any) -> Callable[[bytes | str], Any] | None:
+    """For a union with variants whose body is itself a union (``state_update``): read
+    the tag with a one-field probe, then decode strictly as that inner union."""
+    cached = _NESTED.get(id(tp))
+    if cached is not None and cached[0] is tp:
+        return cached[1]
+    spec = _union_spec(tp)
+    fn: Callable[[bytes | str], Any] | None = None
+    if spec is not None:
+        inner = {
+            tag: msgspec.json.Decoder(target, dec_hook=dec_hook).decode
+            for tag, target in spec.variants.items()
+            if not (isinstance(target, type) and issubclass(target, msgspec.Struct))
+        }
+        if inner:
+            probe_type = msgspec.defstruct(
+                "TagProbe", [("tag", Any, None)], rename={"tag": spec.tag_field}
+            )
+            probe: Callable[[bytes | str], Any] = msgspec.json.Decoder(probe_type).decode
+
+            def fn(data: bytes | str) -> Any:
+                tag = probe(data).tag
+                decode_inner = inner.get(tag) if type(tag) is str else None
+                return _MISS if decode_inner is None else decode_inner(data)
+
+    _NESTED[id(tp)] = (tp, fn)
+    return fn
+
+
 def decode(
     data: bytes | str,
     tp: Any,
@@ -531,8 +611,76 @@ def decode(
         raise DecodeError(f"invalid JSON: {exc}", "") from None
     except RecursionError:
         raise DecodeError("payload nests too deeply", "$") from None
+    nested = _nested_fast(tp)
+    if nested is not None:
+        try:
+            result = nested(data)
+            if result is not _MISS:
+                return result
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            pass
+        except RecursionError:
+            raise DecodeError("payload nests too deeply", "$") from None
     try:
         obj = generic(data)
     except (msgspec.DecodeError, RecursionError) as exc:
         raise DecodeError(f"invalid JSON: {exc}", "") from None
     return convert(obj, tp)
+
+
+class RawEnvelope:
+    """Second chance for a JSON-RPC notification whose strict decode failed.
+
+    Decodes the envelope and params strictly with the update left as raw JSON, then
+    decodes the update on its own, so only the update pays for the slow path (an
+    unknown or nested-union update costs about what decoding the update alone costs).
+    Raises `msgspec.ValidationError` when the envelope or params themselves are off.
+    """
+
+    def __init__(
+        self,
+        method: str,
+        params: type[msgspec.Struct],
+        update_attr: str,
+        decode_update: Callable[[bytes | str], Any],
+    ) -> None:
+        fields: list[tuple[Any, ...]] = []
+        for info in msgspec.structs.fields(params):
+            field_type = msgspec.Raw if info.name == update_attr else info.type
+            if info.required:
+                fields.append((info.name, field_type))
+            else:
+                fields.append((info.name, field_type, info.default))
+        rename = {f.name: f.encode_name for f in msgspec.structs.fields(params)}
+        raw_params = msgspec.defstruct("RawParams", fields, kw_only=True, rename=rename)
+        envelope = msgspec.defstruct(
+            "RawEnvelope",
+            [
+                ("jsonrpc", typing.Literal["2.0"]),
+                ("method", typing.Literal[method]),
+                ("params", raw_params),
+            ],
+            kw_only=True,
+        )
+        self._decode: Callable[[bytes | str], Any] = msgspec.json.Decoder(
+            envelope, dec_hook=dec_hook
+        ).decode
+        self._params = params
+        self._names = params.__struct_fields__
+        self._update_attr = update_attr
+        self._decode_update = decode_update
+
+    def __call__(self, data: bytes | str) -> Any:
+        try:
+            raw = self._decode(data).params
+        except msgspec.DecodeError as exc:
+            raise DecodeError(f"invalid JSON: {exc}", "") from None
+        except RecursionError:
+            raise DecodeError("payload nests too deeply", "$") from None
+        try:
+            update = self._decode_update(getattr(raw, self._update_attr))
+        except DecodeError as exc:
+            raise DecodeError(exc.message, "$.params.update" + exc.path[1:]) from None
+        values = {name: getattr(raw, name) for name in self._names}
+        values[self._update_attr] = update
+        return self._params(**values)

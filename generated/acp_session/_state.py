@@ -15,7 +15,8 @@ serves every model library the generator targets.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from operator import attrgetter
 from typing import Any, ClassVar, NamedTuple
 
 __all__ = ["Entity", "EntityRule", "Rules", "SessionState", "SnapshotRule", "StateRule"]
@@ -172,75 +173,135 @@ class SessionState:
         return True
 
     # -- applying -------------------------------------------------------------------------
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "RULES" in cls.__dict__:
+            cls._HANDLERS = _compile(cls.RULES)
+
+    _HANDLERS: ClassVar[dict[type[Any], Callable[[SessionState, Any], Any]]] = {}
+
     def apply(self, update: Any) -> Any:
         """Apply one decoded update; returns the entity or slot it changed, or the update."""
-        rules = self.RULES
-        cls = type(update)
-        entity_rule = rules.entities.get(cls)
-        if entity_rule is not None:
+        handler = self._HANDLERS.get(type(update))
+        if handler is None:  # a known update the annotations say nothing about
             self.history.append(update)
-            return self._apply_entity(entity_rule, update)
-        snapshot_rule = rules.snapshots.get(cls)
-        if snapshot_rule is not None:
-            self.history.append(update)
-            return self._apply_snapshot(snapshot_rule, update)
-        if cls in rules.live:
             return update
-        self.history.append(update)
-        if rules.unknown is not None and cls is rules.unknown:
-            entry = str(len(self._unknown))
-            self._unknown[entry] = update
-            self.timeline.append(("unknown", entry))
-        return update
-
-    def _apply_entity(self, rule: EntityRule, update: Any) -> Entity | None:
-        unset = self.RULES.unset
-        key = (rule.kind, getattr(update, rule.key))
-        entity = self._entities.get(key)
-        if rule.op == "remove":
-            if entity is not None:
-                del self._entities[key]
-                self.timeline.remove(key)
-            return None
-        if entity is None:
-            entity = Entity(rule.kind, key[1], self.RULES.kind_fields[rule.kind])
-            entity._values[rule.key] = key[1]
-            entity._values.update(rule.initial)
-            self._entities[key] = entity
-            self.timeline.append(key)
-        _patch(entity._values, rule.fields, update, unset, snapshot=False)
-        if rule.append is not None:
-            source, target = rule.append
-            value = getattr(update, source)
-            current = entity._values.get(target)
-            if isinstance(value, str):
-                entity._values[target] = (current or "") + value
-            elif current is None:
-                entity._values[target] = [value]
-            else:
-                current.append(value)
-        return entity
-
-    def _apply_snapshot(self, rule: SnapshotRule, update: Any) -> Entity:
-        slot = self._slots.get(rule.slot)
-        if slot is None:
-            slot = Entity(rule.slot, None, self.RULES.slot_fields[rule.slot])
-            self._slots[rule.slot] = slot
-        kept = {attr for attr, _ in rule.fields}
-        for attr in [a for a in slot._values if a not in kept]:
-            del slot._values[attr]  # a snapshot is complete: fields it lacks are gone
-        _patch(slot._values, rule.fields, update, self.RULES.unset, snapshot=True)
-        state = self.RULES.state
-        if state is not None and rule.slot == state.slot:
-            self._state_tag = rule.tag
-            if rule.tag == state.idle:
-                self.stop_reason = slot._values.get("stop_reason")
-                self.error = slot._values.get("error")
-        return slot
+        return handler(self, update)
 
     def replay(self) -> Iterator[Any]:
         """Every stored update in receive order (live-only events excluded)."""
         return iter(self.history)
+
+
+Handler = Callable[[SessionState, Any], Any]
+
+
+def _compile(rules: Rules) -> dict[type[Any], Handler]:
+    """One specialised handler per update class, built once per generated subclass."""
+    handlers: dict[type[Any], Handler] = {}
+    for cls, entity_rule in rules.entities.items():
+        handlers[cls] = _entity_handler(entity_rule, rules)
+    for cls, snapshot_rule in rules.snapshots.items():
+        handlers[cls] = _snapshot_handler(snapshot_rule, rules)
+    for cls in rules.live:
+        handlers[cls] = _live
+    if rules.unknown is not None:
+        handlers[rules.unknown] = _keep_unknown
+    return handlers
+
+
+def _live(state: SessionState, update: Any) -> Any:
+    return update  # delivered to the caller, never stored or replayed
+
+
+def _keep_unknown(state: SessionState, update: Any) -> Any:
+    state.history.append(update)
+    entry = str(len(state._unknown))
+    state._unknown[entry] = update
+    state.timeline.append(("unknown", entry))
+    return update
+
+
+def _entity_handler(rule: EntityRule, rules: Rules) -> Handler:
+    kind, key_attr, unset = rule.kind, rule.key, rules.unset
+    get_id = attrgetter(key_attr)
+    names = rules.kind_fields[kind]
+    initial = dict(rule.initial)
+    fields = tuple(f for f in rule.fields if f[1] != "scoped")
+
+    def entity_for(state: SessionState, update: Any) -> Entity:
+        key = (kind, get_id(update))
+        entity = state._entities.get(key)
+        if entity is None:
+            entity = Entity(kind, key[1], names)
+            entity._values[key_attr] = key[1]
+            entity._values.update(initial)
+            state._entities[key] = entity
+            state.timeline.append(key)
+        return entity
+
+    if rule.op == "remove":
+
+        def remove(state: SessionState, update: Any) -> None:
+            state.history.append(update)
+            key = (kind, get_id(update))
+            if state._entities.pop(key, None) is not None:
+                state.timeline.remove(key)
+
+        return remove
+    if rule.append is None:
+
+        def upsert(state: SessionState, update: Any) -> Entity:
+            state.history.append(update)
+            entity = entity_for(state, update)
+            _patch(entity._values, fields, update, unset, snapshot=False)
+            return entity
+
+        return upsert
+    source, target = rule.append
+    get_source = attrgetter(source)
+
+    def append(state: SessionState, update: Any) -> Entity:
+        state.history.append(update)
+        entity = entity_for(state, update)
+        values = entity._values
+        if fields:
+            _patch(values, fields, update, unset, snapshot=False)
+        value = get_source(update)
+        current = values.get(target)
+        if current is None:
+            values[target] = value if isinstance(value, str) else [value]
+        elif isinstance(value, str):
+            values[target] = current + value
+        else:
+            current.append(value)  # our own list: update contents were copied on replace
+        return entity
+
+    return append
+
+
+def _snapshot_handler(rule: SnapshotRule, rules: Rules) -> Handler:
+    kept = frozenset(attr for attr, _ in rule.fields)
+    names = rules.slot_fields[rule.slot]
+    state_rule = rules.state if rules.state is not None and rules.state.slot == rule.slot else None
+
+    def snapshot(state: SessionState, update: Any) -> Entity:
+        state.history.append(update)
+        slot = state._slots.get(rule.slot)
+        if slot is None:
+            slot = state._slots[rule.slot] = Entity(rule.slot, None, names)
+        values = slot._values
+        for attr in [a for a in values if a not in kept]:
+            del values[attr]  # a snapshot is complete: fields it lacks are gone
+        _patch(values, rule.fields, update, rules.unset, snapshot=True)
+        if state_rule is not None:
+            state._state_tag = rule.tag
+            if rule.tag == state_rule.idle:
+                state.stop_reason = values.get("stop_reason")
+                state.error = values.get("error")
+        return slot
+
+    return snapshot
 
 
 def _patch(

@@ -63,6 +63,9 @@ class _Envelope(msgspec.Struct, kw_only=True):
 
 
 _ENVELOPE_FAST = msgspec.json.Decoder(_Envelope, dec_hook=_rt.dec_hook).decode
+_ENVELOPE_RAW = _rt.RawEnvelope(
+    "session/update", UpdateSessionNotification, "update", decode_update
+)
 
 
 def decode_notification(data: bytes | str) -> UpdateSessionNotification:
@@ -75,6 +78,11 @@ def decode_notification(data: bytes | str) -> UpdateSessionNotification:
         raise DecodeError(f"invalid JSON: {exc}", "") from None
     except RecursionError:
         raise DecodeError("payload nests too deeply", "$") from None
+    try:
+        result: UpdateSessionNotification = _ENVELOPE_RAW(data)
+        return result
+    except msgspec.ValidationError:
+        pass
     message = _rt.decode(data, typing.Any, _GENERIC, _GENERIC)
     if not isinstance(message, dict):
         raise DecodeError("a notification must be a JSON object", "$")
