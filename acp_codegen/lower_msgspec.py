@@ -203,7 +203,9 @@ class Lowerer:
 
     # -- definitions --------------------------------------------------------------------------
     def struct(self, node: ir.Struct) -> StructView:
-        options = ["kw_only=True"]
+        # gc=False: decoded JSON cannot form reference cycles, and untracked structs
+        # decode faster and keep the garbage collector out of large streams.
+        options = ["kw_only=True", "gc=False"]
         if node.tag:
             options += [f"tag_field={node.tag.field!r}", f"tag={node.tag.value!r}"]
         return StructView(

@@ -428,7 +428,7 @@ class ToolKind(
     """Fits none of the other categories; the default."""
 
 
-class AddDiffChange(msgspec.Struct, kw_only=True, tag_field="operation", tag="add"):
+class AddDiffChange(msgspec.Struct, kw_only=True, gc=False, tag_field="operation", tag="add"):
     """A new file."""
 
     file_type: (
@@ -448,7 +448,9 @@ class AddDiffChange(msgspec.Struct, kw_only=True, tag_field="operation", tag="ad
     """The affected file."""
 
 
-class AgentMessage(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="agent_message"):
+class AgentMessage(
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_message"
+):
     """Creates or patches an Agent response message, keyed by `messageId`. `content`, when present, replaces everything stored for the message, including content that earlier chunks appended; leaving it out keeps the current content, and `null` or `[]` empties it. A first-seen ID starts with no content. `agent_message_chunk` updates with the same ID append to whatever content is current."""
 
     message_id: MessageId = msgspec.field(name="messageId")
@@ -469,7 +471,7 @@ class AgentMessage(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag=
 
 
 class AgentMessageChunk(
-    msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="agent_message_chunk"
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_message_chunk"
 ):
     """One block appended to an Agent response message."""
 
@@ -484,7 +486,9 @@ class AgentMessageChunk(
     """Extension metadata that belongs to this one chunk. It is never merged into the entity's stored metadata. Leaving it out and `null` both mean the chunk has none."""
 
 
-class AgentThought(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="agent_thought"):
+class AgentThought(
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_thought"
+):
     """Creates or patches an Agent thought (reasoning) message, keyed by `messageId`. `content`, when present, replaces everything stored for the message, including content that earlier chunks appended; leaving it out keeps the current content, and `null` or `[]` empties it. A first-seen ID starts with no content. `agent_thought_chunk` updates with the same ID append to whatever content is current."""
 
     message_id: MessageId = msgspec.field(name="messageId")
@@ -505,7 +509,7 @@ class AgentThought(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag=
 
 
 class AgentThoughtChunk(
-    msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="agent_thought_chunk"
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_thought_chunk"
 ):
     """One block appended to an Agent thought."""
 
@@ -520,7 +524,7 @@ class AgentThoughtChunk(
     """Extension metadata that belongs to this one chunk. It is never merged into the entity's stored metadata. Leaving it out and `null` both mean the chunk has none."""
 
 
-class Annotations(msgspec.Struct, kw_only=True):
+class Annotations(msgspec.Struct, kw_only=True, gc=False):
     """Optional hints that help the receiver decide how to show or route a piece of content."""
 
     audience: (
@@ -548,7 +552,7 @@ class Annotations(msgspec.Struct, kw_only=True):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class AudioContent(msgspec.Struct, kw_only=True, tag_field="type", tag="audio"):
+class AudioContent(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="audio"):
     """An audio content block carried inline as base64."""
 
     data: str
@@ -566,7 +570,7 @@ class AudioContent(msgspec.Struct, kw_only=True, tag_field="type", tag="audio"):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class AvailableCommand(msgspec.Struct, kw_only=True):
+class AvailableCommand(msgspec.Struct, kw_only=True, gc=False):
     """A command the user can invoke in this session."""
 
     name: str
@@ -586,7 +590,11 @@ class AvailableCommand(msgspec.Struct, kw_only=True):
 
 
 class AvailableCommandsUpdate(
-    msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="available_commands_update"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    tag_field="sessionUpdate",
+    tag="available_commands_update",
 ):
     """The complete current list of commands, replacing any list sent before."""
 
@@ -601,7 +609,7 @@ class AvailableCommandsUpdate(
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
 
 
-class BackgroundSubagent(msgspec.Struct, kw_only=True, tag_field="type", tag="subagent"):
+class BackgroundSubagent(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="subagent"):
     """A child session that still has something running: its state is not `idle`, or its own background list is non-empty or unreported."""
 
     session_id: SessionId = msgspec.field(name="sessionId")
@@ -613,7 +621,7 @@ class BackgroundSubagent(msgspec.Struct, kw_only=True, tag_field="type", tag="su
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class BackgroundTerminal(msgspec.Struct, kw_only=True, tag_field="type", tag="terminal"):
+class BackgroundTerminal(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="terminal"):
     """A terminal whose process keeps running on its own, for example a backgrounded shell or a dev server. The Client counts it as live for as long as no `exitStatus` has been reported for it."""
 
     terminal_id: TerminalId = msgspec.field(name="terminalId")
@@ -625,7 +633,7 @@ class BackgroundTerminal(msgspec.Struct, kw_only=True, tag_field="type", tag="te
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class BackgroundToolCall(msgspec.Struct, kw_only=True, tag_field="type", tag="tool_call"):
+class BackgroundToolCall(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="tool_call"):
     """A tool call whose work goes on without a process of its own, such as a watcher, a workflow or a scheduled wake-up. A listed tool call in `pending` or `paused` is scheduled or suspended rather than running."""
 
     tool_call_id: ToolCallId = msgspec.field(name="toolCallId")
@@ -637,7 +645,7 @@ class BackgroundToolCall(msgspec.Struct, kw_only=True, tag_field="type", tag="to
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class BlobResourceContents(msgspec.Struct, kw_only=True):
+class BlobResourceContents(msgspec.Struct, kw_only=True, gc=False):
     """Embedded resource contents that are binary."""
 
     blob: str
@@ -656,7 +664,11 @@ class BlobResourceContents(msgspec.Struct, kw_only=True):
 
 
 class CompactionSummaryChunk(
-    msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="compaction_summary_chunk"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    tag_field="sessionUpdate",
+    tag="compaction_summary_chunk",
 ):
     """One content block appended to a compaction's current summary."""
 
@@ -672,7 +684,7 @@ class CompactionSummaryChunk(
 
 
 class CompactionUpdate(
-    msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="compaction_update"
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="compaction_update"
 ):
     """Creates or patches a context compaction, keyed by `compactionId`. `status` is replaced on every update. `summary`, `error` and `_meta` are patches: leaving one out keeps the stored value, `null` clears it, and a value replaces it; `summary: []` clears too. A first-seen ID starts as `in_progress` with nothing else set."""
 
@@ -700,7 +712,7 @@ class CompactionUpdate(
 
 
 class ConfigOptionUpdate(
-    msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="config_option_update"
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="config_option_update"
 ):
     """The complete current set of configuration options, replacing any set sent before."""
 
@@ -715,7 +727,7 @@ class ConfigOptionUpdate(
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
 
 
-class Content(msgspec.Struct, kw_only=True, tag_field="type", tag="content"):
+class Content(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="content"):
     """Tool output given as an ordinary content block."""
 
     content: ContentBlock
@@ -727,7 +739,7 @@ class Content(msgspec.Struct, kw_only=True, tag_field="type", tag="content"):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class ContentChunk(msgspec.Struct, kw_only=True):
+class ContentChunk(msgspec.Struct, kw_only=True, gc=False):
     """One content block appended to a message of the kind named by the update's tag. A chunk for an ID not seen before creates that message with no content and then appends."""
 
     message_id: MessageId = msgspec.field(name="messageId")
@@ -741,7 +753,7 @@ class ContentChunk(msgspec.Struct, kw_only=True):
     """Extension metadata that belongs to this one chunk. It is never merged into the entity's stored metadata. Leaving it out and `null` both mean the chunk has none."""
 
 
-class CopyDiffChange(msgspec.Struct, kw_only=True, tag_field="operation", tag="copy"):
+class CopyDiffChange(msgspec.Struct, kw_only=True, gc=False, tag_field="operation", tag="copy"):
     """The file was duplicated to a new path."""
 
     file_type: (
@@ -763,7 +775,7 @@ class CopyDiffChange(msgspec.Struct, kw_only=True, tag_field="operation", tag="c
     """Where the file is afterwards."""
 
 
-class Cost(msgspec.Struct, kw_only=True):
+class Cost(msgspec.Struct, kw_only=True, gc=False):
     """Money or credits the session has used so far, in total."""
 
     amount: float
@@ -777,7 +789,7 @@ class Cost(msgspec.Struct, kw_only=True):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class DeleteDiffChange(msgspec.Struct, kw_only=True, tag_field="operation", tag="delete"):
+class DeleteDiffChange(msgspec.Struct, kw_only=True, gc=False, tag_field="operation", tag="delete"):
     """A removed file."""
 
     file_type: (
@@ -797,7 +809,7 @@ class DeleteDiffChange(msgspec.Struct, kw_only=True, tag_field="operation", tag=
     """The affected file."""
 
 
-class Diff(msgspec.Struct, kw_only=True, tag_field="type", tag="diff"):
+class Diff(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="diff"):
     """File changes a tool call made. `changes` is the authoritative list of affected paths and operations; `patch`, when given, is renderable text that must agree with it. Clients must cope without `patch`."""
 
     changes: typing.Annotated[list[DiffChange], _rt.skip_invalid]
@@ -813,7 +825,7 @@ class Diff(msgspec.Struct, kw_only=True, tag_field="type", tag="diff"):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class DiffPatch(msgspec.Struct, kw_only=True):
+class DiffPatch(msgspec.Struct, kw_only=True, gc=False):
     """Patch text the Client can render, together with its format."""
 
     format: DiffPatchFormat
@@ -822,14 +834,14 @@ class DiffPatch(msgspec.Struct, kw_only=True):
     """The patch text."""
 
 
-class DiffPathChange(msgspec.Struct, kw_only=True):
+class DiffPathChange(msgspec.Struct, kw_only=True, gc=False):
     """Path information for an add, delete or modify change."""
 
     path: AbsolutePath
     """The affected file."""
 
 
-class DiffPathPairChange(msgspec.Struct, kw_only=True):
+class DiffPathPairChange(msgspec.Struct, kw_only=True, gc=False):
     """Path information for a move or copy change."""
 
     old_path: AbsolutePath = msgspec.field(name="oldPath")
@@ -838,7 +850,7 @@ class DiffPathPairChange(msgspec.Struct, kw_only=True):
     """Where the file is afterwards."""
 
 
-class EmbeddedResource(msgspec.Struct, kw_only=True, tag_field="type", tag="resource"):
+class EmbeddedResource(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="resource"):
     """A resource whose contents travel inside the content block itself."""
 
     resource: EmbeddedResourceResource
@@ -854,7 +866,7 @@ class EmbeddedResource(msgspec.Struct, kw_only=True, tag_field="type", tag="reso
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class Error(msgspec.Struct, kw_only=True):
+class Error(msgspec.Struct, kw_only=True, gc=False):
     """A JSON-RPC style error object: a code, a short message and optional extra data."""
 
     code: ErrorCode
@@ -867,7 +879,7 @@ class Error(msgspec.Struct, kw_only=True):
     """Any further JSON value the sender chose to attach, such as diagnostic detail."""
 
 
-class Icon(msgspec.Struct, kw_only=True):
+class Icon(msgspec.Struct, kw_only=True, gc=False):
     """An icon a user interface can show, optionally with the sizes it suits."""
 
     src: str
@@ -889,7 +901,7 @@ class Icon(msgspec.Struct, kw_only=True):
     """The background the icon was drawn for."""
 
 
-class IdleStateUpdate(msgspec.Struct, kw_only=True, tag_field="state", tag="idle"):
+class IdleStateUpdate(msgspec.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
     """Body of the `idle` state: no foreground work is active, though background work may continue. A repeated `idle` is not a new completion, even when it repeats the last stop reason for context."""
 
     session_update: typing.Literal["state_update"] | msgspec.UnsetType = msgspec.field(
@@ -919,7 +931,7 @@ class IdleStateUpdate(msgspec.Struct, kw_only=True, tag_field="state", tag="idle
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
 
 
-class ImageContent(msgspec.Struct, kw_only=True, tag_field="type", tag="image"):
+class ImageContent(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="image"):
     """An image content block carried inline as base64."""
 
     data: str
@@ -941,7 +953,7 @@ class ImageContent(msgspec.Struct, kw_only=True, tag_field="type", tag="image"):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class ModifyDiffChange(msgspec.Struct, kw_only=True, tag_field="operation", tag="modify"):
+class ModifyDiffChange(msgspec.Struct, kw_only=True, gc=False, tag_field="operation", tag="modify"):
     """The file's contents changed at the same path."""
 
     file_type: (
@@ -961,7 +973,7 @@ class ModifyDiffChange(msgspec.Struct, kw_only=True, tag_field="operation", tag=
     """The affected file."""
 
 
-class MoveDiffChange(msgspec.Struct, kw_only=True, tag_field="operation", tag="move"):
+class MoveDiffChange(msgspec.Struct, kw_only=True, gc=False, tag_field="operation", tag="move"):
     """The file now lives at a new path."""
 
     file_type: (
@@ -983,7 +995,7 @@ class MoveDiffChange(msgspec.Struct, kw_only=True, tag_field="operation", tag="m
     """Where the file is afterwards."""
 
 
-class Notice(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="notice"):
+class Notice(msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="notice"):
     """A live, user-facing message from the Agent that is not part of the conversation. It has no ID, is not stored or replayed, and must not carry anything the protocol, authorization, user action or task completion depends on."""
 
     severity: NoticeSeverity
@@ -1001,7 +1013,7 @@ class Notice(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="notic
     """Extension metadata for this single event. Nothing stores or patches it. Leaving it out and `null` both mean there is none."""
 
 
-class PlanEntry(msgspec.Struct, kw_only=True):
+class PlanEntry(msgspec.Struct, kw_only=True, gc=False):
     """One task in a structured plan."""
 
     content: str
@@ -1017,7 +1029,7 @@ class PlanEntry(msgspec.Struct, kw_only=True):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class PlanFile(msgspec.Struct, kw_only=True, tag_field="type", tag="file"):
+class PlanFile(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="file"):
     """Plan content kept in a file the Client can open."""
 
     uri: str
@@ -1029,7 +1041,7 @@ class PlanFile(msgspec.Struct, kw_only=True, tag_field="type", tag="file"):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class PlanItems(msgspec.Struct, kw_only=True, tag_field="type", tag="items"):
+class PlanItems(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="items"):
     """Plan content given as a list of entries. Each update carries the whole list, which replaces the previous one."""
 
     entries: typing.Annotated[list[PlanEntry], _rt.skip_invalid]
@@ -1041,7 +1053,7 @@ class PlanItems(msgspec.Struct, kw_only=True, tag_field="type", tag="items"):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class PlanMarkdown(msgspec.Struct, kw_only=True, tag_field="type", tag="markdown"):
+class PlanMarkdown(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="markdown"):
     """Plan content given as Markdown text."""
 
     content: str
@@ -1053,7 +1065,9 @@ class PlanMarkdown(msgspec.Struct, kw_only=True, tag_field="type", tag="markdown
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class PlanRemoved(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="plan_removed"):
+class PlanRemoved(
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="plan_removed"
+):
     """Removes a plan. Later updates with the same ID would create a new plan."""
 
     plan_id: PlanId = msgspec.field(name="planId")
@@ -1065,7 +1079,9 @@ class PlanRemoved(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="
     """Extension metadata for this single event. Nothing stores or patches it. Leaving it out and `null` both mean there is none."""
 
 
-class PlanUpdate(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="plan_update"):
+class PlanUpdate(
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="plan_update"
+):
     """Creates or patches a plan, keyed by `planId`. `content` and `_meta` are patches: leaving one out keeps the stored value, `null` clears it, and a value replaces it."""
 
     plan_id: PlanId = msgspec.field(name="planId")
@@ -1081,7 +1097,7 @@ class PlanUpdate(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="p
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
 
 
-class PromptResponse(msgspec.Struct, kw_only=True):
+class PromptResponse(msgspec.Struct, kw_only=True, gc=False):
     """Successful result of `session/prompt`. The Agent returns it once the user message has been inserted into the conversation; it says nothing about whether the resulting work has finished, which `state_update` reports separately."""
 
     message_id: MessageId = msgspec.field(name="messageId")
@@ -1094,7 +1110,7 @@ class PromptResponse(msgspec.Struct, kw_only=True):
 
 
 class RequiresActionStateUpdate(
-    msgspec.Struct, kw_only=True, tag_field="state", tag="requires_action"
+    msgspec.Struct, kw_only=True, gc=False, tag_field="state", tag="requires_action"
 ):
     """Body of the `requires_action` state: foreground work as a whole cannot continue until the user acts, for example on a permission request or an elicitation."""
 
@@ -1113,7 +1129,7 @@ class RequiresActionStateUpdate(
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
 
 
-class ResourceLink(msgspec.Struct, kw_only=True, tag_field="type", tag="resource_link"):
+class ResourceLink(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="resource_link"):
     """A reference to a resource the Agent can read, given by URI rather than inline contents."""
 
     name: str
@@ -1159,7 +1175,7 @@ class ResourceLink(msgspec.Struct, kw_only=True, tag_field="type", tag="resource
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class RunningStateUpdate(msgspec.Struct, kw_only=True, tag_field="state", tag="running"):
+class RunningStateUpdate(msgspec.Struct, kw_only=True, gc=False, tag_field="state", tag="running"):
     """Body of the `running` state: foreground work is making progress."""
 
     session_update: typing.Literal["state_update"] | msgspec.UnsetType = msgspec.field(
@@ -1177,7 +1193,7 @@ class RunningStateUpdate(msgspec.Struct, kw_only=True, tag_field="state", tag="r
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
 
 
-class SessionConfigBoolean(msgspec.Struct, kw_only=True, tag_field="type", tag="boolean"):
+class SessionConfigBoolean(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="boolean"):
     """Fields of an on/off option."""
 
     config_id: SessionConfigId = msgspec.field(name="configId")
@@ -1202,7 +1218,7 @@ class SessionConfigBoolean(msgspec.Struct, kw_only=True, tag_field="type", tag="
     """Whether the option is on."""
 
 
-class SessionConfigSelect(msgspec.Struct, kw_only=True, tag_field="type", tag="select"):
+class SessionConfigSelect(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="select"):
     """Fields of a select (single choice) option."""
 
     config_id: SessionConfigId = msgspec.field(name="configId")
@@ -1229,7 +1245,7 @@ class SessionConfigSelect(msgspec.Struct, kw_only=True, tag_field="type", tag="s
     """The values to choose from."""
 
 
-class SessionConfigSelectGroup(msgspec.Struct, kw_only=True):
+class SessionConfigSelectGroup(msgspec.Struct, kw_only=True, gc=False):
     """A labelled group of values in a select option."""
 
     group_id: SessionConfigGroupId = msgspec.field(name="groupId")
@@ -1245,7 +1261,7 @@ class SessionConfigSelectGroup(msgspec.Struct, kw_only=True):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class SessionConfigSelectOption(msgspec.Struct, kw_only=True):
+class SessionConfigSelectOption(msgspec.Struct, kw_only=True, gc=False):
     """One value a select option can take."""
 
     value: SessionConfigValueId
@@ -1264,7 +1280,7 @@ class SessionConfigSelectOption(msgspec.Struct, kw_only=True):
 
 
 class SessionInfoUpdate(
-    msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="session_info_update"
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="session_info_update"
 ):
     """Patches the session's descriptive information. Each field is a patch: leaving it out keeps the stored value, `null` clears it, and a value replaces it."""
 
@@ -1284,7 +1300,7 @@ class SessionInfoUpdate(
 
 
 class SessionMessage(
-    msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="session_message"
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="session_message"
 ):
     """Creates or patches a session-directed message: a message sent from one session to another, shown in the transcript named by the notification's `sessionId`. Every field except `messageId` is a patch: leaving it out keeps the stored value, `null` clears it, and a value replaces it. `content: []` also clears the content."""
 
@@ -1322,7 +1338,7 @@ class SessionMessage(
 
 
 class SessionMessageChunk(
-    msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="session_message_chunk"
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="session_message_chunk"
 ):
     """One block appended to a message between sessions."""
 
@@ -1338,7 +1354,7 @@ class SessionMessageChunk(
 
 
 class SubagentUpdate(
-    msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="subagent_update"
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="subagent_update"
 ):
     """Creates or patches the association between this session and a child session (a subagent), keyed by the child's `sessionId`. Every other field is a patch: leaving it out keeps the stored value, `null` clears it, and a value replaces it."""
 
@@ -1363,7 +1379,7 @@ class SubagentUpdate(
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
 
 
-class Terminal(msgspec.Struct, kw_only=True, tag_field="type", tag="terminal"):
+class Terminal(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="terminal"):
     """A reference that shows an Agent-owned terminal inside tool output. The terminal's state and text come separately, through `terminal_update` and `terminal_output_chunk`."""
 
     terminal_id: TerminalId = msgspec.field(name="terminalId")
@@ -1375,7 +1391,7 @@ class Terminal(msgspec.Struct, kw_only=True, tag_field="type", tag="terminal"):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class TerminalExitStatus(msgspec.Struct, kw_only=True):
+class TerminalExitStatus(msgspec.Struct, kw_only=True, gc=False):
     """How an Agent-owned terminal's process ended. The object's presence alone means the process has exited, even when neither field is known."""
 
     exit_code: (
@@ -1398,7 +1414,7 @@ class TerminalExitStatus(msgspec.Struct, kw_only=True):
 
 
 class TerminalOutputChunk(
-    msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="terminal_output_chunk"
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="terminal_output_chunk"
 ):
     """Output text appended to an Agent-owned terminal's current `output`. Missing or stale output says nothing about whether the process is still alive."""
 
@@ -1414,7 +1430,7 @@ class TerminalOutputChunk(
 
 
 class TerminalUpdate(
-    msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="terminal_update"
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="terminal_update"
 ):
     """Creates or patches the stored state of an Agent-owned terminal, keyed by `terminalId`. Every other field is a patch: leaving it out keeps the stored value, `null` clears it, and a value replaces it. A first-seen ID starts with every field unset."""
 
@@ -1443,7 +1459,7 @@ class TerminalUpdate(
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
 
 
-class TextCommandInput(msgspec.Struct, kw_only=True, tag_field="type", tag="text"):
+class TextCommandInput(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="text"):
     """The command takes whatever the user types after its name as free text."""
 
     hint: str
@@ -1455,7 +1471,7 @@ class TextCommandInput(msgspec.Struct, kw_only=True, tag_field="type", tag="text
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class TextContent(msgspec.Struct, kw_only=True, tag_field="type", tag="text"):
+class TextContent(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="text"):
     """A text content block. The text may use Markdown."""
 
     text: str
@@ -1471,7 +1487,7 @@ class TextContent(msgspec.Struct, kw_only=True, tag_field="type", tag="text"):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class TextResourceContents(msgspec.Struct, kw_only=True):
+class TextResourceContents(msgspec.Struct, kw_only=True, gc=False):
     """Embedded resource contents that are text."""
 
     text: str
@@ -1490,7 +1506,7 @@ class TextResourceContents(msgspec.Struct, kw_only=True):
 
 
 class ToolCallContentChunk(
-    msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="tool_call_content_chunk"
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="tool_call_content_chunk"
 ):
     """One output item appended to a tool call's current `content`. A later `tool_call_update` carrying `content` replaces everything accumulated so far."""
 
@@ -1505,7 +1521,7 @@ class ToolCallContentChunk(
     """Extension metadata that belongs to this one chunk. It is never merged into the entity's stored metadata. Leaving it out and `null` both mean the chunk has none."""
 
 
-class ToolCallLocation(msgspec.Struct, kw_only=True):
+class ToolCallLocation(msgspec.Struct, kw_only=True, gc=False):
     """A file position a tool call reads or changes, so the Client can follow along."""
 
     path: AbsolutePath
@@ -1526,7 +1542,7 @@ class ToolCallLocation(msgspec.Struct, kw_only=True):
 
 
 class ToolCallUpdate(
-    msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="tool_call_update"
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="tool_call_update"
 ):
     """Creates or patches a tool call, keyed by `toolCallId`. Every other field is a patch: leaving it out keeps the stored value, `null` clears it, and a value replaces it; for arrays, `[]` clears too. A first-seen ID starts with every field unset. Once a call has a final status the Agent does not reopen it; new work gets a new tool call."""
 
@@ -1579,7 +1595,7 @@ class ToolCallUpdate(
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
 
 
-class UnknownStateUpdate(msgspec.Struct, kw_only=True, tag_field="state", tag="unknown"):
+class UnknownStateUpdate(msgspec.Struct, kw_only=True, gc=False, tag_field="state", tag="unknown"):
     """Body of the `unknown` state: the Agent has lost sight of foreground activity, for example because a remote child's feed dropped while ACP stayed connected. It is not an outcome, a cancellation or a closure."""
 
     session_update: typing.Literal["state_update"] | msgspec.UnsetType = msgspec.field(
@@ -1597,7 +1613,7 @@ class UnknownStateUpdate(msgspec.Struct, kw_only=True, tag_field="state", tag="u
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
 
 
-class UpdateSessionNotification(msgspec.Struct, kw_only=True):
+class UpdateSessionNotification(msgspec.Struct, kw_only=True, gc=False):
     """Parameters of the `session/update` notification, which the Agent sends to the Client to report content, tool activity, entity changes and session state. It may arrive at any time while the session exists, not only while a prompt is being handled."""
 
     session_id: SessionId = msgspec.field(name="sessionId")
@@ -1611,7 +1627,7 @@ class UpdateSessionNotification(msgspec.Struct, kw_only=True):
     """Extension metadata for the notification envelope, separate from any metadata inside `update`. Keys are implementation-defined."""
 
 
-class Usage(msgspec.Struct, kw_only=True):
+class Usage(msgspec.Struct, kw_only=True, gc=False):
     """Token counts for foreground work that has finished."""
 
     total_tokens: typing.Annotated[int, msgspec.Meta(ge=0)] = msgspec.field(name="totalTokens")
@@ -1648,7 +1664,9 @@ class Usage(msgspec.Struct, kw_only=True):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class UsageUpdate(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="usage_update"):
+class UsageUpdate(
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="usage_update"
+):
     """Current context-window usage and, optionally, cumulative cost. `used` and `size` are replaced on every update; `cost` is a patch."""
 
     used: typing.Annotated[int, msgspec.Meta(ge=0)]
@@ -1666,7 +1684,9 @@ class UsageUpdate(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
 
 
-class UserMessage(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="user_message"):
+class UserMessage(
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="user_message"
+):
     """Creates or patches a user message, keyed by `messageId`. `content`, when present, replaces everything stored for the message, including content that earlier chunks appended; leaving it out keeps the current content, and `null` or `[]` empties it. A first-seen ID starts with no content. `user_message_chunk` updates with the same ID append to whatever content is current."""
 
     message_id: MessageId = msgspec.field(name="messageId")
@@ -1687,7 +1707,7 @@ class UserMessage(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="
 
 
 class UserMessageChunk(
-    msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="user_message_chunk"
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="user_message_chunk"
 ):
     """One block appended to a user message."""
 

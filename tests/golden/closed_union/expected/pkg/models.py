@@ -33,29 +33,29 @@ class Priority(enum.StrEnum):
     """Later."""
 
 
-class Entry(msgspec.Struct, kw_only=True):
+class Entry(msgspec.Struct, kw_only=True, gc=False):
     priority: Priority
     role: typing.Literal["a", "b"] | msgspec.UnsetType = msgspec.UNSET
 
 
-class HttpServer(msgspec.Struct, kw_only=True, tag_field="type", tag="http"):
+class HttpServer(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="http"):
     url: str
 
 
-class Notify(msgspec.Struct, kw_only=True):
+class Notify(msgspec.Struct, kw_only=True, gc=False):
     update: Update
 
 
-class PingUpdate(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="ping"):
+class PingUpdate(msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="ping"):
     """No body at all."""
 
 
-class Plan(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="plan"):
+class Plan(msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="plan"):
     entries: typing.Annotated[list[Entry], msgspec.Meta(min_length=1)]
     server: Server | msgspec.UnsetType = msgspec.UNSET
 
 
-class StdioServer(msgspec.Struct, kw_only=True):
+class StdioServer(msgspec.Struct, kw_only=True, gc=False):
     command: str
 
 

@@ -22,13 +22,13 @@ __all__ = [
 ]
 
 
-class FastMode(msgspec.Struct, kw_only=True, tag_field="mode", tag="fast"):
+class FastMode(msgspec.Struct, kw_only=True, gc=False, tag_field="mode", tag="fast"):
     session_update: typing.Literal["mode"] | msgspec.UnsetType = msgspec.field(
         default=msgspec.UNSET, name="sessionUpdate"
     )
 
 
-class Items(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="items"):
+class Items(msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="items"):
     """Ends with a quote " and has \"\"\" inside, a backslash \\ , {{ jinja }} and a NUL \x00 byte."""
 
     names: (
@@ -42,11 +42,11 @@ class Items(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="items"
     label: typing.Annotated[str, msgspec.Meta(min_length=1, pattern="^[a-z]+$")]
 
 
-class Notify(msgspec.Struct, kw_only=True):
+class Notify(msgspec.Struct, kw_only=True, gc=False):
     update: Update
 
 
-class SlowMode(msgspec.Struct, kw_only=True, tag_field="mode", tag="slow"):
+class SlowMode(msgspec.Struct, kw_only=True, gc=False, tag_field="mode", tag="slow"):
     session_update: typing.Literal["mode"] | msgspec.UnsetType = msgspec.field(
         default=msgspec.UNSET, name="sessionUpdate"
     )

@@ -55,7 +55,7 @@ class JobStatus(
     """Done "quoted" and \\ escaped."""
 
 
-class Chunk(msgspec.Struct, kw_only=True):
+class Chunk(msgspec.Struct, kw_only=True, gc=False):
     """A streamed piece."""
 
     text: str
@@ -64,7 +64,9 @@ class Chunk(msgspec.Struct, kw_only=True):
     )
 
 
-class JobUpdate(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="job_update"):
+class JobUpdate(
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="job_update"
+):
     """New facts about a job."""
 
     job_id: str = msgspec.field(name="jobId")
@@ -74,7 +76,7 @@ class JobUpdate(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="jo
     """A property named like a keyword."""
 
 
-class Notify(msgspec.Struct, kw_only=True):
+class Notify(msgspec.Struct, kw_only=True, gc=False):
     """Params of the notification that carries one event."""
 
     session_id: SessionId = msgspec.field(name="sessionId")
@@ -87,7 +89,9 @@ class Notify(msgspec.Struct, kw_only=True):
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
 
 
-class TextChunk(msgspec.Struct, kw_only=True, tag_field="sessionUpdate", tag="text_chunk"):
+class TextChunk(
+    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="text_chunk"
+):
     """A piece of text arrived."""
 
     text: str
