@@ -227,7 +227,7 @@ def _entity_handler(rule: EntityRule, rules: Rules) -> Handler:
     get_id = attrgetter(key_attr)
     names = rules.kind_fields[kind]
     initial = dict(rule.initial)
-    fields = tuple(f for f in rule.fields if f[1] != "scoped")
+    patch = _patcher(rule.fields, unset, snapshot=False)
 
     def entity_for(state: SessionState, update: Any) -> Entity:
         key = (kind, get_id(update))
@@ -254,20 +254,24 @@ def _entity_handler(rule: EntityRule, rules: Rules) -> Handler:
         def upsert(state: SessionState, update: Any) -> Entity:
             state.history.append(update)
             entity = entity_for(state, update)
-            _patch(entity._values, fields, update, unset, snapshot=False)
+            if patch is not None:
+                patch(entity._values, update)
             return entity
 
         return upsert
     source, target = rule.append
-    get_source = attrgetter(source)
+    get_id_and_value = attrgetter(key_attr, source)
 
     def append(state: SessionState, update: Any) -> Entity:
+        # The hot path (streamed chunks): one attrgetter call, one dict lookup.
         state.history.append(update)
-        entity = entity_for(state, update)
+        ident, value = get_id_and_value(update)
+        entity = state._entities.get((kind, ident))
+        if entity is None:
+            entity = entity_for(state, update)
         values = entity._values
-        if fields:
-            _patch(values, fields, update, unset, snapshot=False)
-        value = get_source(update)
+        if patch is not None:
+            patch(values, update)
         current = values.get(target)
         if current is None:
             values[target] = value if isinstance(value, str) else [value]
@@ -283,6 +287,7 @@ def _entity_handler(rule: EntityRule, rules: Rules) -> Handler:
 def _snapshot_handler(rule: SnapshotRule, rules: Rules) -> Handler:
     kept = frozenset(attr for attr, _ in rule.fields)
     names = rules.slot_fields[rule.slot]
+    patch = _patcher(rule.fields, rules.unset, snapshot=True)
     state_rule = rules.state if rules.state is not None and rules.state.slot == rule.slot else None
 
     def snapshot(state: SessionState, update: Any) -> Entity:
@@ -293,7 +298,8 @@ def _snapshot_handler(rule: SnapshotRule, rules: Rules) -> Handler:
         values = slot._values
         for attr in [a for a in values if a not in kept]:
             del values[attr]  # a snapshot is complete: fields it lacks are gone
-        _patch(values, rule.fields, update, rules.unset, snapshot=True)
+        if patch is not None:
+            patch(values, update)
         if state_rule is not None:
             state._state_tag = rule.tag
             if rule.tag == state_rule.idle:
@@ -304,28 +310,39 @@ def _snapshot_handler(rule: SnapshotRule, rules: Rules) -> Handler:
     return snapshot
 
 
-def _patch(
-    values: dict[str, Any],
-    fields: tuple[tuple[str, str], ...],
-    update: Any,
-    unset: Any,
-    snapshot: bool,
-) -> None:
-    for attr, mode in fields:
-        value = getattr(update, attr)
-        if mode == "scoped":
-            continue
-        if value is unset:
-            if mode == "set" and snapshot:
+Patcher = Callable[[dict[str, Any], Any], None]
+
+
+def _patcher(fields: tuple[tuple[str, str], ...], unset: Any, snapshot: bool) -> Patcher | None:
+    """A function applying one update's fields to stored values, or None if none apply.
+
+    ``set`` fields take the value (and, in a snapshot, an omitted one is removed);
+    ``replace`` patches keep omitted values and clear on null; ``merge`` patches
+    update a stored dict by top-level key; ``scoped`` fields are never stored.
+    """
+    kept = tuple((attr, mode) for attr, mode in fields if mode != "scoped")
+    if not kept:
+        return None
+    attrs = tuple(attr for attr, _ in kept)
+    modes = tuple(mode for _, mode in kept)
+    get_all = attrgetter(*attrs)
+    single = len(attrs) == 1
+
+    def patch(values: dict[str, Any], update: Any) -> None:
+        got = (get_all(update),) if single else get_all(update)
+        for attr, mode, value in zip(attrs, modes, got, strict=True):
+            if value is unset:
+                if snapshot and mode == "set":
+                    values.pop(attr, None)
+            elif value is None:
                 values.pop(attr, None)
-            continue
-        if value is None:
-            values.pop(attr, None)
-        elif mode == "merge":
-            merged = dict(values.get(attr) or {})
-            merged.update(value)
-            values[attr] = merged
-        elif isinstance(value, list):
-            values[attr] = list(value)
-        else:
-            values[attr] = value
+            elif mode == "merge":
+                merged = dict(values.get(attr) or {})
+                merged.update(value)
+                values[attr] = merged
+            elif type(value) is list:
+                values[attr] = value.copy()
+            else:
+                values[attr] = value
+
+    return patch
