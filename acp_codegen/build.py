@@ -11,13 +11,13 @@ name are a `SchemaError` naming both pointers.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Any, Literal
 
 from . import idioms, ir, naming
 from .errors import SchemaError, join_pointer
 from .load import REF_PREFIX, LoadedSchema, iter_refs
+from .typeexprs import TypeExprBuilder
 from .unions import UnionBuilder
 
 UPDATE_METHOD = "session/update"
@@ -73,9 +73,8 @@ def annotations_of(schema: Any) -> tuple[ir.Annotation, ...]:
 
 
 def doc_of(schema: Any) -> str:
-    if isinstance(schema, dict) and isinstance(schema.get("description"), str):
-        return schema["description"]
-    return ""
+    doc = schema.get("description") if isinstance(schema, dict) else None
+    return doc if isinstance(doc, str) else ""
 
 
 class Builder:
@@ -92,6 +91,7 @@ class Builder:
         self.class_names = self._def_class_names()
         self.def_classes = frozenset(self.class_names.values())
         self.unions = UnionBuilder(self)
+        self.types = TypeExprBuilder(self)
         self.in_progress: set[str] = set()
         self.absorbed: set[str] = set()
 
@@ -319,146 +319,15 @@ class Builder:
             annotations=annotations_of(schema),
         )
 
-    # -- type expressions -----------------------------------------------------------------
+    # -- type expressions (see typeexprs.py) --------------------------------------------------
     def type_expr(self, schema: Any, pointer: str, context: str) -> ir.TypeExpr:
-        """The type of a schema in a property or item position."""
-        if idioms.is_any_schema(schema) or schema is True:
-            return ir.Prim("any")
-        if not isinstance(schema, dict):
-            raise self.error("expected a schema object", pointer)
-        self._check_keywords(schema, pointer)
-        inner, nullable = idioms.nullable_split(schema)
-        if nullable:
-            expr = self.type_expr(inner, pointer, context)
-            return (
-                expr
-                if isinstance(expr, ir.Nullable) or expr == ir.Prim("any")
-                else ir.Nullable(expr)
-            )
-        if "$ref" in schema and "properties" not in schema:
-            name, _ = self.ref_name(schema["$ref"], join_pointer(pointer, "$ref"))
-            return ir.Ref(self.build_def(name))
-        allof = schema.get("allOf")
-        if (
-            isinstance(allof, list)
-            and len(allof) == 1
-            and isinstance(allof[0], dict)
-            and "$ref" in allof[0]
-            and "properties" not in schema
-        ):
-            name, _ = self.ref_name(allof[0]["$ref"], join_pointer(pointer, "allOf", 0, "$ref"))
-            return ir.Ref(self.build_def(name))
-        parts = idioms.union_members(schema)
-        if parts:
-            return self.unions.inline_union(schema, pointer, context, parts)
-        has_const, value = idioms.const_of(schema)
-        if has_const:
-            return self._literal([value], pointer)
-        if isinstance(schema.get("enum"), list):
-            return self._literal(schema["enum"], join_pointer(pointer, "enum"))
-        declared = schema.get("type")
-        if isinstance(declared, list):
-            return ir.UnionOf(
-                tuple(self.type_expr({**schema, "type": t}, pointer, context) for t in declared)
-            )
-        if declared == "array" or "items" in schema:
-            items = schema.get("items", True)
-            return ir.ListOf(
-                self.type_expr(items, join_pointer(pointer, "items"), context + "Item"),
-                self.constraints(schema, pointer),
-            )
-        if declared == "object" or "properties" in schema or "allOf" in schema:
-            extra = schema.get("additionalProperties")
-            if "properties" in schema or "allOf" in schema:
-                name = self.inline_name(context, pointer)
-                if name not in self.defs:
-                    self.claim(name, pointer)
-                    self.add(self.struct(name, schema, pointer))
-                return ir.Ref(name)
-            if isinstance(extra, dict):
-                return ir.MapOf(
-                    self.type_expr(
-                        extra, join_pointer(pointer, "additionalProperties"), context + "Value"
-                    )
-                )
-            return ir.MapOf(ir.Prim("any"))
-        kind = {
-            "string": "str",
-            "integer": "int",
-            "number": "float",
-            "boolean": "bool",
-            "null": "null",
-        }.get(declared if isinstance(declared, str) else "")
-        if kind is None:
-            if declared is None:
-                return ir.Prim("any")
-            raise self.error(f"unsupported type {declared!r}", join_pointer(pointer, "type"))
-        fmt = schema.get("format")
-        enc = schema.get("contentEncoding")
-        return ir.Prim(
-            kind,
-            fmt if isinstance(fmt, str) else None,  # type: ignore[arg-type]
-            self.constraints(schema, pointer),
-            enc if isinstance(enc, str) else None,
-        )
-
-    def _literal(self, values: list[Any], pointer: str) -> ir.TypeExpr:
-        if not values:
-            raise self.error("enum must not be empty", pointer)
-        out: list[str | int | bool] = []
-        has_null = False
-        for value in values:
-            if value is None:
-                has_null = True
-            elif isinstance(value, str | int | bool) and not isinstance(value, float):
-                out.append(value)
-            else:
-                raise self.error(f"unsupported constant {value!r}", pointer)
-        expr = ir.LiteralOf(tuple(out))
-        return ir.Nullable(expr) if has_null and out else (ir.Prim("null") if has_null else expr)
+        return self.types.expr(schema, pointer, context)
 
     def constraints(self, schema: dict[str, Any], pointer: str) -> ir.Constraints:
-        values: dict[str, Any] = {}
-        for key, attr in (
-            ("minimum", "minimum"),
-            ("maximum", "maximum"),
-            ("minLength", "min_length"),
-            ("minItems", "min_items"),
-            ("pattern", "pattern"),
-        ):
-            if key not in schema:
-                continue
-            value = schema[key]
-            ok = (
-                isinstance(value, str)
-                if key == "pattern"
-                else (isinstance(value, int | float) and not isinstance(value, bool))
-            )
-            if key == "pattern" and ok:
-                try:
-                    re.compile(value)
-                except re.error as exc:
-                    raise self.error(
-                        f"invalid pattern: {exc}", join_pointer(pointer, key)
-                    ) from None
-            if not ok:
-                raise self.error(
-                    f"{key} has an invalid value {value!r}", join_pointer(pointer, key)
-                )
-            values[attr] = value
-        return ir.Constraints(**values)
+        return self.types.constraints(schema, pointer)
 
     def _check_keywords(self, schema: dict[str, Any], pointer: str) -> None:
-        for keyword in idioms.UNSUPPORTED_KEYWORDS:
-            if keyword in schema:
-                raise self.error(f"unsupported keyword {keyword!r}", join_pointer(pointer, keyword))
-        if all(isinstance(schema.get(k), list) for k in idioms.UNION_KEYWORDS):
-            # Only one union per node is read; the other would be silently ignored.
-            raise self.error(
-                "unsupported construct: both anyOf and oneOf on one schema "
-                "(a value matching one member of each union)",
-                pointer,
-            )
+        self.types.check_keywords(schema, pointer)
 
     # -- methods --------------------------------------------------------------------------
     def _methods(self, names: list[str]) -> tuple[tuple[ir.Method, ...], str | None]:

@@ -18,7 +18,7 @@ LINE_LENGTH = 100
 
 
 def ruff_binary() -> str:
-    from ruff.__main__ import find_ruff_bin
+    from ruff.__main__ import find_ruff_bin  # type: ignore[import-untyped]
 
     return str(find_ruff_bin())
 
