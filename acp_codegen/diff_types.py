@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import ir
-from .lower_msgspec import _INT_FORMAT_BITS as INT_FORMAT_BITS
+from .ir import INT_FORMAT_BITS
 
 Finding = tuple[str, str, str | None, str | None, str]
 Bounds = tuple[float | None, float | None]

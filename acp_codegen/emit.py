@@ -16,6 +16,7 @@ import errno
 import functools
 import os
 import shutil
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -27,12 +28,7 @@ MARKER = ".acp-codegen"
 def write_tree(out: Path, files: dict[str, str]) -> None:
     """Replace directory `out` with exactly `files` (relative path -> text)."""
     out = out.absolute()
-    if out.exists() and not out.is_dir():
-        raise FileExistsError(f"{out} exists and is not a directory")
-    if out.exists() and any(out.iterdir()) and not (out / MARKER).exists():
-        raise FileExistsError(
-            f"{out} is not empty and was not made by acp-codegen; refusing to replace it"
-        )
+    _check_replaceable(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
     try:
@@ -51,6 +47,28 @@ def write_tree(out: Path, files: dict[str, str]) -> None:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _check_replaceable(out: Path) -> None:
+    """Refuse to replace a file, or a non-empty directory acp-codegen did not write.
+
+    Each check is one system call, so a concurrent writer moving `out` aside for
+    a moment reads as "absent", never as "not a directory".
+    """
+    try:
+        mode = os.stat(out).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(mode):
+        raise FileExistsError(f"{out} exists and is not a directory")
+    try:
+        entries = os.listdir(out)
+    except FileNotFoundError:
+        return
+    if entries and MARKER not in entries:
+        raise FileExistsError(
+            f"{out} is not empty and was not made by acp-codegen; refusing to replace it"
+        )
 
 
 #: How often a swap retries when concurrent writers keep moving `out` underneath it.

@@ -24,6 +24,11 @@ from typing import Literal
 
 JsonValue = None | bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"]
 
+#: Integer ``format`` -> (unsigned, bits), for the bounds a format implies (``uint32``).
+INT_FORMAT_BITS = {
+    f"{sign}int{bits}": (sign == "u", bits) for sign in ("", "u") for bits in (8, 16, 32, 64)
+}
+
 #: Sentinel for "the schema gives no default".
 NO_DEFAULT: tuple[()] = ()
 

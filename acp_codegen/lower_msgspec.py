@@ -11,98 +11,24 @@ the runtime's slow path reads.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from . import ir, naming
 from .errors import SchemaError
+from .ir import INT_FORMAT_BITS
+from .views import (
+    AliasView,
+    EnumView,
+    FieldView,
+    HandlerView,
+    MethodView,
+    StructView,
+    TableView,
+    UnknownView,
+    View,
+)
 
-#: Integer bounds derived from a schema ``format`` such as ``int32`` or ``uint64``.
 #: Characters msgspec refuses in a renamed field's wire name.
 _UNRENAMABLE = re.compile(r'[\\"\x00-\x1f]')
-_INT_FORMAT_BITS = {
-    f"{sign}int{bits}": (sign == "u", bits) for sign in ("", "u") for bits in (8, 16, 32, 64)
-}
-
-
-@dataclass(frozen=True)
-class FieldView:
-    attr: str
-    annotation: str
-    default: str | None
-    doc: str
-
-
-@dataclass(frozen=True)
-class StructView:
-    name: str
-    doc: str
-    options: str
-    fields: tuple[FieldView, ...]
-
-
-@dataclass(frozen=True)
-class EnumView:
-    name: str
-    doc: str
-    base: str
-    open: bool
-    members: tuple[tuple[str, str, str], ...]  # (constant, python literal, doc)
-
-
-@dataclass(frozen=True)
-class UnknownView:
-    name: str
-    union: str
-    tag_field: str
-
-
-@dataclass(frozen=True)
-class AliasView:
-    name: str
-    doc: str
-    static: str
-    runtime: str | None  # None when the runtime expression equals the static one
-
-
-@dataclass(frozen=True)
-class HandlerView:
-    method: str
-    tag: str
-    annotation: str
-
-
-@dataclass(frozen=True)
-class TableView:
-    name: str
-    union: str
-    rows: tuple[tuple[str, str], ...]  # (tag literal, class expression)
-
-
-@dataclass(frozen=True)
-class MethodView:
-    method: str
-    side: str
-    params: str
-    result: str
-
-
-@dataclass(frozen=True)
-class View:
-    enums: tuple[EnumView, ...]
-    structs: tuple[StructView, ...]
-    unknowns: tuple[UnknownView, ...]
-    aliases: tuple[AliasView, ...]
-    model_names: tuple[str, ...]
-    tables: tuple[TableView, ...]
-    handler: str | None
-    handler_union: str | None
-    handlers: tuple[HandlerView, ...]
-    dispatch_rows: tuple[tuple[str, str], ...]  # (class name, method name)
-    methods: tuple[MethodView, ...]
-    notification: str | None
-    update_union: str | None
-    #: Attribute of the notification params that holds the update union.
-    update_field: str | None = None
 
 
 class Lowerer:
@@ -144,8 +70,8 @@ class Lowerer:
         }[prim.kind]
         args: dict[str, object] = {}
         c = prim.constraints
-        if prim.kind == "int" and prim.format in _INT_FORMAT_BITS:
-            unsigned, bits = _INT_FORMAT_BITS[prim.format]
+        if prim.kind == "int" and prim.format in INT_FORMAT_BITS:
+            unsigned, bits = INT_FORMAT_BITS[prim.format]
             args["ge"] = 0 if unsigned else -(2 ** (bits - 1))
             args["le"] = 2**bits - 1 if unsigned else 2 ** (bits - 1) - 1
         if c.minimum is not None:
@@ -457,6 +383,9 @@ def _json(value: object) -> str:
     import json
 
     return json.dumps(value, sort_keys=True, ensure_ascii=True)
+
+
+__all__ = ["FieldView", "Lowerer", "StructView", "View", "lower"]
 
 
 def lower(module: ir.Module) -> View:

@@ -18,7 +18,8 @@ from functools import cache
 
 from . import ir, naming
 from .errors import SchemaError
-from .lower_msgspec import _INT_FORMAT_BITS, FieldView, Lowerer, StructView, View, _json
+from .ir import INT_FORMAT_BITS
+from .lower_msgspec import FieldView, Lowerer, StructView, View, _json
 
 
 @cache
@@ -71,8 +72,8 @@ class PydanticLowerer(Lowerer):
             return base
         c = prim.constraints
         low, high = c.minimum, c.maximum
-        if prim.kind == "int" and prim.format in _INT_FORMAT_BITS:
-            unsigned, bits = _INT_FORMAT_BITS[prim.format]
+        if prim.kind == "int" and prim.format in INT_FORMAT_BITS:
+            unsigned, bits = INT_FORMAT_BITS[prim.format]
             fmt_low = 0 if unsigned else -(2 ** (bits - 1))
             fmt_high = 2**bits - 1 if unsigned else 2 ** (bits - 1) - 1
             low = fmt_low if low is None else max(low, fmt_low)

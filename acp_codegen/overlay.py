@@ -41,8 +41,13 @@ def _candidates(document: Any, pointer: str) -> list[Any]:
         nxt: list[Any] = []
         for node in nodes:
             if token == "*":
-                nxt.extend(node.values() if isinstance(node, dict) else
-                           node if isinstance(node, list) else [])
+                nxt.extend(
+                    node.values()
+                    if isinstance(node, dict)
+                    else node
+                    if isinstance(node, list)
+                    else []
+                )
             elif isinstance(node, dict) and token in node:
                 nxt.append(node[token])
             elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
@@ -99,8 +104,9 @@ def read_overlay(path: Path) -> list[dict[str, Any]]:
             raise SchemaError("an overlay entry needs a non-empty 'add' object", where, source)
         for key in add:
             if not key.startswith(PREFIX):
-                raise SchemaError(f"an overlay may only add {PREFIX}* keys, not {key!r}",
-                                  f"{where}/add", source)
+                raise SchemaError(
+                    f"an overlay may only add {PREFIX}* keys, not {key!r}", f"{where}/add", source
+                )
         if not isinstance(entry.get("expect", {}), dict):
             raise SchemaError("'expect' must be an object", f"{where}/expect", source)
     return entries
@@ -116,14 +122,19 @@ def apply_overlay(loaded: LoadedSchema, path: Path) -> LoadedSchema:
         if not entry["at"].startswith("/") and entry["at"] != "":
             raise SchemaError(f"'at' {entry['at']!r} is not a JSON pointer", where, source)
         expect = entry.get("expect", {})
-        matches = [node for node in _candidates(document, entry["at"])
-                   if isinstance(node, dict) and _holds(node, expect)]
+        matches = [
+            node
+            for node in _candidates(document, entry["at"])
+            if isinstance(node, dict) and _holds(node, expect)
+        ]
         if len(matches) != 1:
             found = "nothing" if not matches else f"{len(matches)} nodes"
             guard = f" with {json.dumps(expect, sort_keys=True)}" if expect else ""
-            raise SchemaError(f"'at' {entry['at']!r}{guard} matches {found} in {loaded.source}",
-                              where, source)
+            raise SchemaError(
+                f"'at' {entry['at']!r}{guard} matches {found} in {loaded.source}", where, source
+            )
         matches[0].update(copy.deepcopy(entry["add"]))
     defs = document.get("$defs")
-    return LoadedSchema(loaded.source, loaded.sha256, document, defs if isinstance(defs, dict)
-                        else {})
+    return LoadedSchema(
+        loaded.source, loaded.sha256, document, defs if isinstance(defs, dict) else {}
+    )

@@ -106,7 +106,9 @@ class _Reader:
                 return field
         raise self.error(f"{struct.name} has no property {wire!r}", pointer)
 
-    def field_rules(self, struct: ir.Struct, skip: set[str], snapshot: bool) -> tuple[FieldRule, ...]:
+    def field_rules(
+        self, struct: ir.Struct, skip: set[str], snapshot: bool
+    ) -> tuple[FieldRule, ...]:
         rules = []
         for field in struct.fields:
             if field.fixed is not None or field.attr in skip:
@@ -138,7 +140,7 @@ class _Reader:
             spec = value.get("append")
             if not isinstance(spec, dict) or len(spec) != 1:
                 raise self.error(f"{ENTITY} append needs exactly one {{source: target}}", where)
-            (source, target), = spec.items()
+            ((source, target),) = spec.items()
             append = (self.wire_to_attr(struct, source, where).attr, attribute(str(target)))
         initial = value.get("initial", {})
         if not isinstance(initial, dict):
@@ -148,15 +150,28 @@ class _Reader:
         if finished is not None:
             if not isinstance(finished, dict) or len(finished) != 1:
                 raise self.error(f"{ENTITY} 'finished' needs exactly one property", where)
-            (prop, values), = finished.items()
-            done = (prop, None if values is True else tuple(values) if isinstance(values, list)
-                    else (values,))
+            ((prop, values),) = finished.items()
+            done = (
+                prop,
+                None
+                if values is True
+                else tuple(values)
+                if isinstance(values, list)
+                else (values,),
+            )
         if done is not None:
             done = (attribute(done[0]), done[1])
         skip = {key.attr} | ({append[0]} if append else set())
-        return EntityRule(variant.target, value["kind"], key.attr, op,
-                          self.field_rules(struct, skip, snapshot=False), append,
-                          tuple(sorted((attribute(k), v) for k, v in initial.items())), done)
+        return EntityRule(
+            variant.target,
+            value["kind"],
+            key.attr,
+            op,
+            self.field_rules(struct, skip, snapshot=False),
+            append,
+            tuple(sorted((attribute(k), v) for k, v in initial.items())),
+            done,
+        )
 
     def classes(self, variant: ir.Variant) -> list[tuple[str, str | None]]:
         """Concrete classes a variant decodes to, with their inner tag for nested unions."""
@@ -164,8 +179,9 @@ class _Reader:
             return [(variant.target, None)]
         inner = self.module.get(variant.target)
         assert isinstance(inner, ir.TaggedUnion)
-        out: list[tuple[str, str | None]] = [(v.target, v.tag) for v in inner.variants
-                                             if not v.nested]
+        out: list[tuple[str, str | None]] = [
+            (v.target, v.tag) for v in inner.variants if not v.nested
+        ]
         if inner.open:
             out.append((inner.unknown_name, None))
         return out
@@ -189,9 +205,14 @@ class _Reader:
                 if not isinstance(snapshot, str):
                     raise self.error(f"{SNAPSHOT} must be a slot name", variant.pointer)
                 for cls, tag in self.classes(variant):
-                    node = self.module.get(cls) if cls in {d.name for d in self.module.defs} else None
-                    fields = (self.field_rules(node, set(), snapshot=True)
-                              if isinstance(node, ir.Struct) else ())
+                    node = (
+                        self.module.get(cls) if cls in {d.name for d in self.module.defs} else None
+                    )
+                    fields = (
+                        self.field_rules(node, set(), snapshot=True)
+                        if isinstance(node, ir.Struct)
+                        else ()
+                    )
                     snapshots.append(SnapshotRule(cls, snapshot, fields, tag))
                 if variant.nested:
                     state = self.state_rule(variant, snapshot) or state
@@ -212,10 +233,17 @@ class _Reader:
         slot_fields: dict[str, set[str]] = {}
         for snap in snapshots:
             slot_fields.setdefault(snap.slot, set()).update(f.attr for f in snap.fields)
-        return ReducerSpec(name, tuple(entities), tuple(snapshots), tuple(live),
-                           union.unknown_name if union.open else None, state, tuple(kinds),
-                           tuple(kind_fields),
-                           tuple((k, tuple(sorted(v))) for k, v in sorted(slot_fields.items())))
+        return ReducerSpec(
+            name,
+            tuple(entities),
+            tuple(snapshots),
+            tuple(live),
+            union.unknown_name if union.open else None,
+            state,
+            tuple(kinds),
+            tuple(kind_fields),
+            tuple((k, tuple(sorted(v))) for k, v in sorted(slot_fields.items())),
+        )
 
     def state_rule(self, variant: ir.Variant, slot: str) -> StateRule | None:
         inner = self.module.get(variant.target)
@@ -224,7 +252,8 @@ class _Reader:
         if value is None:
             return None
         if not isinstance(value, dict) or not all(
-                isinstance(value.get(k), str) for k in ("idle", "unknown", "busy")):
+            isinstance(value.get(k), str) for k in ("idle", "unknown", "busy")
+        ):
             raise self.error(f"{STATE} needs string 'idle', 'unknown' and 'busy'", inner.pointer)
         return StateRule(slot, value["idle"], value["unknown"], value["busy"], inner.tags)
 

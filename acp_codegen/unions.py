@@ -226,8 +226,9 @@ class UnionBuilder:
             # A real variant or def already owns Unknown<Union> (e.g. an "unknown" state):
             # the fallback takes its own title instead ("other" -> OtherStateUpdate).
             title = (layout.fallback or {}).get("title")
-            unknown = naming.class_name(naming.pascal(title if isinstance(title, str)
-                                                      else "other") + name)
+            unknown = naming.class_name(
+                naming.pascal(title if isinstance(title, str) else "other") + name
+            )
         reserved: tuple[str, ...] = ()
         if layout.fallback is not None:
             self.b.claim(unknown, pointer)

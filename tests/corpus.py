@@ -64,7 +64,10 @@ def schemas() -> tuple[Revision, ...]:
 
 
 def newest(original_path: str) -> Path:
-    """The newest revision whose blob ever stood at `original_path` (e.g. ``schema/v2/schema.unstable.json``)."""
+    """The newest revision whose blob ever stood at `original_path`.
+
+    For example ``schema/v2/schema.unstable.json``.
+    """
     matches = [r for r in schemas() if r.at(original_path)]
     if not matches:
         raise LookupError(original_path)

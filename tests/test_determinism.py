@@ -1,4 +1,7 @@
-"""Deterministic output: same input, same bytes, whatever the hash seed; formatting is idempotent."""
+"""Deterministic output: same input, same bytes, whatever the hash seed.
+
+Formatting is idempotent too.
+"""
 
 from __future__ import annotations
 

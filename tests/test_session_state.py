@@ -402,7 +402,8 @@ COMMON_UPDATES = st.one_of(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(stream=st.lists(COMMON_UPDATES, max_size=30))
 def test_random_streams_never_raise_and_replay_to_the_same_state(
         pkg: ModuleType, stream: list[dict[str, Any]]) -> None:

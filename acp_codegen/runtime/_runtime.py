@@ -651,8 +651,11 @@ class RawEnvelope:
         raw_params = msgspec.defstruct("RawParams", fields, kw_only=True, rename=rename)
         envelope = msgspec.defstruct(
             "RawEnvelope",
-            [("jsonrpc", typing.Literal["2.0"]), ("method", typing.Literal[method]),
-             ("params", raw_params)],
+            [
+                ("jsonrpc", typing.Literal["2.0"]),
+                ("method", typing.Literal[method]),
+                ("params", raw_params),
+            ],
             kw_only=True,
         )
         self._decode: Callable[[bytes | str], Any] = msgspec.json.Decoder(

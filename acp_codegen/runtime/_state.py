@@ -237,6 +237,7 @@ def _entity_handler(rule: EntityRule, rules: Rules) -> Handler:
         return entity
 
     if rule.op == "remove":
+
         def remove(state: SessionState, update: Any) -> None:
             state.history.append(update)
             key = (kind, get_id(update))
@@ -245,6 +246,7 @@ def _entity_handler(rule: EntityRule, rules: Rules) -> Handler:
 
         return remove
     if rule.append is None:
+
         def upsert(state: SessionState, update: Any) -> Entity:
             state.history.append(update)
             entity = entity_for(state, update)
@@ -282,8 +284,7 @@ def _snapshot_handler(rule: SnapshotRule, rules: Rules) -> Handler:
     kept = frozenset(attr for attr, _ in rule.fields)
     names = rules.slot_fields[rule.slot]
     patch = _patcher(rule.fields, rules.unset, snapshot=True)
-    state_rule = rules.state if rules.state is not None and rules.state.slot == rule.slot \
-        else None
+    state_rule = rules.state if rules.state is not None and rules.state.slot == rule.slot else None
 
     def snapshot(state: SessionState, update: Any) -> Entity:
         state.history.append(update)

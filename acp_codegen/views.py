@@ -1,0 +1,91 @@
+"""The template view: what a target's lowering hands to `render`.
+
+Plain frozen records, one per kind of generated statement, holding finished
+strings (annotations, defaults, table rows). Targets build them from the IR;
+templates only loop over them and substitute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FieldView:
+    attr: str
+    annotation: str
+    default: str | None
+    doc: str
+
+
+@dataclass(frozen=True)
+class StructView:
+    name: str
+    doc: str
+    options: str
+    fields: tuple[FieldView, ...]
+
+
+@dataclass(frozen=True)
+class EnumView:
+    name: str
+    doc: str
+    base: str
+    open: bool
+    members: tuple[tuple[str, str, str], ...]  # (constant, python literal, doc)
+
+
+@dataclass(frozen=True)
+class UnknownView:
+    name: str
+    union: str
+    tag_field: str
+
+
+@dataclass(frozen=True)
+class AliasView:
+    name: str
+    doc: str
+    static: str
+    runtime: str | None  # None when the runtime expression equals the static one
+
+
+@dataclass(frozen=True)
+class HandlerView:
+    method: str
+    tag: str
+    annotation: str
+
+
+@dataclass(frozen=True)
+class TableView:
+    name: str
+    union: str
+    rows: tuple[tuple[str, str], ...]  # (tag literal, class expression)
+
+
+@dataclass(frozen=True)
+class MethodView:
+    method: str
+    side: str
+    params: str
+    result: str
+
+
+@dataclass(frozen=True)
+class View:
+    enums: tuple[EnumView, ...]
+    structs: tuple[StructView, ...]
+    unknowns: tuple[UnknownView, ...]
+    aliases: tuple[AliasView, ...]
+    model_names: tuple[str, ...]
+    tables: tuple[TableView, ...]
+    handler: str | None
+    handler_union: str | None
+    handlers: tuple[HandlerView, ...]
+    dispatch_rows: tuple[tuple[str, str], ...]  # (class name, method name)
+    methods: tuple[MethodView, ...]
+    notification: str | None
+    update_union: str | None
+    #: Attribute of the notification params that holds the update union.
+    update_field: str | None = None
