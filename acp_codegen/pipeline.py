@@ -36,15 +36,20 @@ PUBLIC_RUNTIME = ("UNSET", "DecodeError", "UnsetType")
 
 @dataclass(frozen=True)
 class Target:
-    """What differs between model libraries: the lowering, two templates, the runtime file."""
+    """What differs between model libraries: the lowering, templates and runtime files."""
 
     lower: Callable[[ir.Module], lower_msgspec.View]
     templates: dict[str, str]
-    runtime: str
+    #: package file name -> hand-written source under ``acp_codegen/runtime/``
+    runtime: dict[str, str]
 
 
 TARGETS = {
-    "msgspec": Target(lower_msgspec.lower, TEMPLATES, "_runtime.py"),
+    "msgspec": Target(
+        lower_msgspec.lower,
+        TEMPLATES,
+        {name: name for name in ("_base.py", "_unions.py", "_convert.py", "_runtime.py")},
+    ),
     "pydantic": Target(
         lower_pydantic.lower,
         {
@@ -52,7 +57,7 @@ TARGETS = {
             "models.py": "pydantic/models.py.j2",
             "codec.py": "pydantic/codec.py.j2",
         },
-        "_runtime_pydantic.py",
+        {"_base.py": "_base.py", "_runtime.py": "_runtime_pydantic.py"},
     ),
 }
 #: ``ruff`` runs the pinned formatter; ``none`` keeps the rendered text as is.
@@ -170,7 +175,8 @@ def generate(job: Job) -> dict[str, str]:
         templates["state.py"] = "state.py.j2"
     files = render.render(templates, context)
     header = render.environment().get_template("header.j2").render(provenance=provenance)
-    files["_runtime.py"] = header + render.runtime_source(target.runtime)
+    for name, source in target.runtime.items():
+        files[name] = header + render.runtime_source(source)
     if spec is not None:
         files["_state.py"] = header + render.runtime_source("_state.py")
     files["py.typed"] = ""
