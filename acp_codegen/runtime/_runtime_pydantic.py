@@ -165,28 +165,14 @@ def _same(value: Any) -> Any:
     return value
 
 
-class TaggedUnion:
+class TaggedUnion(_base.TaggedUnion):
     """Descriptor of a tagged union, kept in its type's ``Annotated`` metadata.
 
     The slow path reads it, and it gives the union a second, JSON-only schema (see
     `__get_pydantic_core_schema__`).
     """
 
-    __slots__ = ("default", "name", "tag_field", "unknown", "variants")
-
-    def __init__(
-        self,
-        name: str,
-        tag_field: str,
-        variants: Mapping[str, Any],
-        unknown: type[UnknownVariant] | None,
-        default: type[Any] | None,
-    ) -> None:
-        self.name = name
-        self.tag_field = tag_field
-        self.variants = dict(variants)
-        self.unknown = unknown
-        self.default = default
+    __slots__ = ()
 
     def __get_pydantic_core_schema__(
         self, source: Any, handler: pydantic.GetCoreSchemaHandler
@@ -221,7 +207,7 @@ class TaggedUnion:
             json_schema=fast, python_schema=python, serialization=serialization
         )
 
-    def _unknown(self, raw: dict[str, Any]) -> UnknownVariant:
+    def _unknown(self, raw: dict[str, Any]) -> _base.UnknownVariant:
         tag = raw.get(self.tag_field)
         if type(tag) is not str or tag in self.variants or self.unknown is None:
             raise pydantic_core.PydanticCustomError(

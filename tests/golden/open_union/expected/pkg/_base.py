@@ -22,6 +22,7 @@ __all__ = [
     "Method",
     "OpenIntEnum",
     "OpenStrEnum",
+    "TaggedUnion",
     "UnknownVariant",
     "json_type",
 ]
@@ -138,6 +139,26 @@ class UnknownVariant:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(tag={self.tag!r}, raw={self.raw!r})"
+
+
+class TaggedUnion:
+    """Descriptor of a tagged union: its tag field, tag -> variant, fallback and default."""
+
+    __slots__ = ("default", "name", "tag_field", "unknown", "variants")
+
+    def __init__(
+        self,
+        name: str,
+        tag_field: str,
+        variants: Mapping[str, Any],
+        unknown: type[UnknownVariant] | None,
+        default: type[Any] | None,
+    ) -> None:
+        self.name = name
+        self.tag_field = tag_field
+        self.variants = dict(variants)
+        self.unknown = unknown
+        self.default = default
 
 
 def json_type(obj: Any) -> str:

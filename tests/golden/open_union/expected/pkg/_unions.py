@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from ._base import UnknownVariant
+from ._base import TaggedUnion, UnknownVariant
 
 __all__ = [
     "ShapeUnion",
@@ -33,26 +33,6 @@ __all__ = [
     "tagged_union",
     "union_spec",
 ]
-
-
-class TaggedUnion:
-    """Descriptor of a tagged union, attached to its runtime type."""
-
-    __slots__ = ("default", "name", "tag_field", "unknown", "variants")
-
-    def __init__(
-        self,
-        name: str,
-        tag_field: str,
-        variants: Mapping[str, Any],
-        unknown: type[UnknownVariant] | None,
-        default: type[Any] | None,
-    ) -> None:
-        self.name = name
-        self.tag_field = tag_field
-        self.variants = dict(variants)
-        self.unknown = unknown
-        self.default = default
 
 
 class _ShapeMeta(type):
