@@ -286,12 +286,32 @@ def _slow_share(
     fast, unknown = pkg.codec._ENVELOPE_FAST, pkg._runtime.UnknownVariant
     decode = pkg.decode_notification
     slow: list[bytes] = []
-    for line in lines:
-        try:
-            fast(line)
-        except msgspec.ValidationError:
-            if not isinstance(decode(line).update, unknown):
-                slow.append(line)
+    second_pass: list[bytes] = []
+    walked: list[int] = []
+    real_convert = pkg._runtime.convert
+
+    def counting_convert(*args: Any, **kwargs: Any) -> Any:
+        walked.append(1)
+        return real_convert(*args, **kwargs)
+
+    pkg._runtime.convert = counting_convert  # the slow path is the only caller
+    try:
+        for line in lines:
+            try:
+                fast(line)
+            except msgspec.ValidationError:
+                walked.clear()
+                if isinstance(decode(line).update, unknown):
+                    continue
+                (slow if walked else second_pass).append(line)
+    finally:
+        pkg._runtime.convert = real_convert
+    if second_pass:
+        kinds = Counter(json.loads(x)["params"]["update"]["sessionUpdate"] for x in second_pass)
+        section.notes.append(
+            f"{label}: {len(second_pass)} valid messages decoded by a second strict pass "
+            f"(a union nested in a union, never the slow path): {dict(kinds.most_common())}"
+        )
     samples = interleave(
         {
             f"{label}: known messages on the slow path": lambda: [decode(x) for x in slow],
