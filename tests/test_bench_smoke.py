@@ -1,8 +1,8 @@
 """The benchmark suite runs end to end in its one-round smoke mode.
 
 Only that it works is checked, never a timing: the figures of one round on a
-slice of the streams mean nothing. The peers come with the ``bench`` extra, which
-CI does not install, so the test skips, saying why, where they are missing.
+slice of the streams mean nothing. The peers come with the ``test`` extra (and the
+``bench`` extra), so CI runs it; where one is missing the test skips, saying why.
 """
 
 from __future__ import annotations
