@@ -194,8 +194,12 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
 def select(config: Config | None, names: tuple[str, ...], flags: Overrides) -> list[NamedJob]:
     """The jobs to run: configured jobs (all, or those `names`) with `flags` applied.
 
-    Without a configuration the flags alone describe one job.
+    Without a configuration, or with ``--schema`` and no ``--job``, the flags alone
+    describe one job: a schema named on the command line starts a job of its own
+    rather than taking over the roots and overlays of the project's jobs.
     """
+    if config is not None and flags.schema and not names:
+        return [NamedJob("cli", job_from_flags(flags))]
     if config is None:
         if names:
             raise UsageError(f"--job needs a [{TABLE}] table in pyproject.toml; none was found")

@@ -346,3 +346,26 @@ def test_overlay_flag_and_key_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     for path in with_flags:
         ours = (configured / "acp" / path.name).read_text().splitlines()
         assert ours[4:] == path.read_text().splitlines()[4:], path.name
+
+
+def test_a_schema_on_the_command_line_starts_its_own_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inside a configured project, ``--schema`` without ``--job`` is an ad-hoc job: the
+    project's roots (which name definitions of its own schema) do not leak into it."""
+    root = project(tmp_path, jobs_table(own={"schema": "s.json", "out": "out/own",
+                                             "roots": ["N"], "target": "pydantic"}))
+    other = root / "other.json"
+    other.write_text(json.dumps(SMALL), encoding="utf-8")
+    result = invoke(root, "generate", "--schema", "other.json", "--out", "adhoc",
+                    "--package", "adhoc", monkeypatch=monkeypatch)
+    assert result.exit_code == 0, result.output
+    header = (root / "adhoc/models.py").read_text().splitlines()[3]
+    assert header == ("# Regenerate with: acp-codegen generate --schema other.json "
+                      "--out adhoc --package adhoc")
+    assert "import msgspec" in (root / "adhoc/models.py").read_text()  # not the job's target
+    assert not (root / "out/own").exists()
+    chosen = invoke(root, "generate", "--job", "own", "--schema", "other.json",
+                    monkeypatch=monkeypatch)
+    assert chosen.exit_code == 0, chosen.output
+    assert "--root N" in (root / "out/own/models.py").read_text().splitlines()[3]
