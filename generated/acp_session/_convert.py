@@ -27,6 +27,7 @@ from ._base import (
     OpenStrEnum,
     UnknownVariant,
     json_type,
+    pick_member,
 )
 from ._unions import ShapeUnion, TaggedUnion, find_extra, union_spec
 
@@ -183,27 +184,7 @@ def _skip_invalid(obj: list[Any], tp: Any, path: str, depth: int) -> list[Any]:
 
 
 def _union(obj: Any, members: tuple[Any, ...], path: str, depth: int) -> Any:
-    if obj is None and type(None) in members:
-        return None
-    candidates = [m for m in members if m is not type(None) and m is not UnsetType]
-    first: DecodeError | None = None
-    lossy: list[Any] = []
-    for member in candidates:
-        try:
-            value = _conv(obj, member, path, depth)
-        except DecodeError as exc:
-            first = first or exc
-            continue
-        if len(candidates) == 1 or _keeps_all(obj, value):
-            return value
-        lossy = lossy or [value]
-    if lossy:
-        # Open objects can match several members; when each drops something, the
-        # first in schema order wins.
-        return lossy[0]
-    if len(candidates) == 1 and first is not None:
-        raise first
-    raise DecodeError(f"value matches none of the {len(candidates)} alternatives", path)
+    return pick_member(obj, members, path, depth, _conv, _keeps_all, UnsetType)
 
 
 def _keeps_all(obj: Any, value: Any) -> bool:
