@@ -21,7 +21,7 @@ from .typeexprs import TypeExprBuilder
 from .unions import UnionBuilder
 
 UPDATE_METHOD = "session/update"
-MethodKind = Literal["request", "response", "notification", "params"]
+MethodKind = Literal["request", "response", "notification"]
 ANNOTATION_PREFIX = "x-acp-"
 
 

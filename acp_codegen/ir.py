@@ -246,7 +246,7 @@ class Method:
 
     method: str
     side: str
-    kind: Literal["request", "response", "notification", "params"]
+    kind: Literal["request", "response", "notification"]
     type_name: str
 
 

@@ -8,7 +8,7 @@ writes the files or diffs them against disk.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import (
@@ -79,7 +79,6 @@ class Job:
     overlays: tuple[Path, ...] = ()
     #: The command recorded in file headers; defaults to the equivalent CLI call.
     command: str = ""
-    extra: dict[str, str] = field(default_factory=dict)
 
     def regenerate_command(self) -> str:
         if self.command:

@@ -51,11 +51,6 @@ __all__ = [
 ]
 
 
-def decoder_pair(tp: Any) -> tuple[Callable[[bytes | str], Any], Callable[[bytes | str], Any]]:
-    """A strict fast decoder for `tp` and the generic JSON decoder for the slow path."""
-    return msgspec.json.Decoder(tp, dec_hook=dec_hook).decode, msgspec.json.Decoder().decode
-
-
 _MISS = object()
 _NESTED: dict[int, tuple[Any, Callable[[bytes | str], Any] | None]] = {}
 
