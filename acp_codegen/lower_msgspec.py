@@ -248,11 +248,15 @@ class Lowerer:
         out = []
         for union in self.module.unions:
             rows = []
+            classes: list[str] = []
             for v in union.variants:
-                rows.append((repr(v.tag), self.members_tuple(v.target) if v.nested else v.target))
+                members = self.members(v.target) if v.nested else [v.target]
+                classes += members
+                rows.append((repr(v.tag), f"({', '.join(members)},)" if v.nested else v.target))
             if union.default_variant and union.default_tag and union.default_tag not in union.tags:
                 rows.append((repr(union.default_tag), union.default_variant))
-            out.append(TableView(union.table_name, union.name, tuple(rows)))
+                classes.append(union.default_variant)
+            out.append(TableView(union.table_name, union.name, tuple(rows), tuple(classes)))
         return tuple(out)
 
     def members(self, union_name: str) -> list[str]:
@@ -266,9 +270,6 @@ class Lowerer:
         if node.open:
             names.append(node.unknown_name)
         return names
-
-    def members_tuple(self, union_name: str) -> str:
-        return "(" + ", ".join(self.members(union_name)) + ",)"
 
     def dispatch(self) -> tuple[str | None, tuple[HandlerView, ...], tuple[tuple[str, str], ...]]:
         name = self.module.update_union

@@ -13,7 +13,7 @@ msgspec lowering unchanged; the runtime file supplies pydantic versions of the
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import replace
 from functools import cache
 
 from . import ir, naming
@@ -31,12 +31,6 @@ def model_reserved_names() -> frozenset[str]:
     import pydantic
 
     return frozenset(name for name in dir(pydantic.BaseModel) if not name.startswith("__"))
-
-
-@dataclass(frozen=True)
-class PydanticView(View):
-    #: Third-party modules the models import (``pydantic``, ``annotated_types``), sorted.
-    library_imports: tuple[str, ...] = ()
 
 
 class PydanticLowerer(Lowerer):
@@ -153,8 +147,6 @@ class PydanticLowerer(Lowerer):
         return "_rt.UNSET"
 
 
-def lower(module: ir.Module) -> PydanticView:
+def lower(module: ir.Module) -> View:
     lowerer = PydanticLowerer(module)
-    view = lowerer.view()
-    inherited = {f.name: getattr(view, f.name) for f in fields(View)}
-    return PydanticView(**inherited, library_imports=tuple(sorted(lowerer.libraries)))
+    return replace(lowerer.view(), library_imports=tuple(sorted(lowerer.libraries)))

@@ -133,7 +133,8 @@ def generate(job: Job) -> dict[str, str]:
     dispatch_names = sorted(
         [t.name for t in view.tables]
         + ["METHODS"]
-        + ([view.handler, "dispatch"] if view.handler else [])
+        + ([view.handler, "dispatch"] if view.handler else []),
+        key=naming.isort_key,
     )
     spec = semantics.reducer_spec(module)
     state_names = ["Entity", "SessionState"] if spec else []
@@ -146,7 +147,6 @@ def generate(job: Job) -> dict[str, str]:
         key=naming.isort_key,
     )
     imports = sorted(_dispatch_imports(view), key=naming.import_key)
-    dispatch_names.sort(key=naming.isort_key)
     codec_names.sort(key=naming.isort_key)
     context = {
         "model_imports": sorted(view.model_names, key=naming.import_key),
@@ -164,7 +164,7 @@ def generate(job: Job) -> dict[str, str]:
         "dispatch_names": dispatch_names,
         "all_names": all_names,
         "imports": imports,
-        "library_imports": getattr(view, "library_imports", ()),
+        "library_imports": view.library_imports,
         "spec": spec,
         "state_names": state_names,
         "state_imports": _state_imports(spec),
@@ -173,7 +173,7 @@ def generate(job: Job) -> dict[str, str]:
     if spec is not None:
         templates["state.py"] = "state.py.j2"
     files = render.render(templates, context)
-    header = render.environment().get_template("header.j2").render(provenance=provenance)
+    header = render.header(provenance)
     for name, source in target.runtime.items():
         files[name] = header + render.runtime_source(source)
     if spec is not None:
@@ -194,8 +194,7 @@ def _state_imports(spec: semantics.ReducerSpec | None) -> list[str]:
 def _dispatch_imports(view: lower_msgspec.View) -> set[str]:
     names: set[str] = set()
     for table in view.tables:
-        for _, cls in table.rows:
-            names.update(n.strip() for n in cls.strip("(),").split(",") if n.strip())
+        names.update(table.classes)
     for cls, _ in view.dispatch_rows:
         names.add(cls)
     for h in view.handlers:

@@ -9,6 +9,7 @@ which turn any string into inert Python string-literal or comment data.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -76,7 +77,9 @@ def comment(text: str) -> str:
     return "\n".join(("# " + "".join(_escape_char(c) for c in line)).rstrip() for line in lines)
 
 
+@functools.cache
 def environment() -> jinja2.Environment:
+    """The one strict environment; cached, so templates compile once per process."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("acp_codegen", "templates"),
         undefined=jinja2.StrictUndefined,
@@ -104,3 +107,8 @@ def render(templates: dict[str, str], context: dict[str, Any]) -> dict[str, str]
     """Render each ``output path -> template name`` pair with one shared context."""
     env = environment()
     return {path: env.get_template(name).render(**context) for path, name in templates.items()}
+
+
+def header(provenance: Provenance) -> str:
+    """The provenance header every generated file starts with."""
+    return environment().get_template("header.j2").render(provenance=provenance)

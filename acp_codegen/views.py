@@ -62,6 +62,8 @@ class TableView:
     name: str
     union: str
     rows: tuple[tuple[str, str], ...]  # (tag literal, class expression)
+    #: Every class the rows name, for the module's imports.
+    classes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -89,3 +91,5 @@ class View:
     update_union: str | None
     #: Attribute of the notification params that holds the update union.
     update_field: str | None = None
+    #: Third-party modules the models import besides the target's own (pydantic target).
+    library_imports: tuple[str, ...] = ()
