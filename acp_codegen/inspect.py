@@ -19,11 +19,7 @@ import click
 
 from . import build, ir, load
 from .console import Console, handles_bad_input
-
-ENTITY = "x-acp-entity"
-SNAPSHOT = "x-acp-snapshot"
-LIVE = "x-acp-live"
-PATCH = "x-acp-patch"
+from .semantics import ENTITY, LIVE, PATCH, SNAPSHOT
 
 
 def _notes(annotations: tuple[ir.Annotation, ...]) -> dict[str, ir.JsonValue]:

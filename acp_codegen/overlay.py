@@ -27,10 +27,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .build import ANNOTATION_PREFIX as PREFIX
 from .errors import SchemaError
 from .load import LoadedSchema
-
-PREFIX = "x-acp-"
 
 
 def _candidates(document: Any, pointer: str) -> list[Any]:
