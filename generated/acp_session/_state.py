@@ -165,20 +165,27 @@ class SessionState:
         entity = self._entities.get((kind, id))
         if entity is None:
             return False
-        for rule in self.RULES.entities.values():
-            if rule.kind == kind and rule.finished is not None:
-                attr, values = rule.finished
-                value = entity._values.get(attr)
-                return value is None if values is None else value not in values
-        return True
+        finished = self._FINISHED.get(kind)
+        if finished is None:
+            return True
+        attr, values = finished
+        value = entity._values.get(attr)
+        return value is None if values is None else value not in values
 
     # -- applying -------------------------------------------------------------------------
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "RULES" in cls.__dict__:
             cls._HANDLERS = _compile(cls.RULES)
+            cls._FINISHED = {
+                rule.kind: rule.finished
+                for rule in cls.RULES.entities.values()
+                if rule.finished is not None
+            }
 
     _HANDLERS: ClassVar[dict[type[Any], Callable[[SessionState, Any], Any]]] = {}
+    #: kind -> its finished condition, for `is_live`
+    _FINISHED: ClassVar[dict[str, tuple[str, tuple[Any, ...] | None]]] = {}
 
     def apply(self, update: Any) -> Any:
         """Apply one decoded update; returns the entity or slot it changed, or the update."""
