@@ -34,6 +34,7 @@ from ._unions import (
 )
 
 __all__ = [
+    "MISS",
     "UNSET",
     "DecodeError",
     "Method",
@@ -44,18 +45,19 @@ __all__ = [
     "TaggedUnion",
     "UnknownVariant",
     "UnsetType",
+    "attempt",
     "convert",
     "dec_hook",
     "decode",
     "enc_hook",
     "lenient",
+    "parse_json",
     "shape_union",
     "skip_invalid",
     "tagged_union",
 ]
 
 
-_MISS = object()
 _NESTED: dict[int, tuple[Any, Callable[[bytes | str], Any] | None]] = {}
 
 
@@ -82,18 +84,38 @@ def _nested_fast(tp: Any) -> Callable[[bytes | str], Any] | None:
             def fn(data: bytes | str) -> Any:
                 tag = probe(data).tag
                 decode_inner = inner.get(tag) if type(tag) is str else None
-                return _MISS if decode_inner is None else decode_inner(data)
+                return MISS if decode_inner is None else decode_inner(data)
 
     _NESTED[id(tp)] = (tp, fn)
     return fn
 
 
-def decode(
-    data: bytes | str,
-    tp: Any,
-    fast: Callable[[bytes | str], Any],
-    generic: Callable[[bytes | str], Any],
-) -> Any:
+#: Returned by `attempt` (and the second-chance decoders) when strict decoding does not fit.
+MISS: Any = object()
+
+
+def attempt(strict: Callable[[bytes | str], Any], data: bytes | str) -> Any:
+    """Run a strict decoder on `data`: its result, or `MISS` when the payload does not
+    match the type; malformed JSON and runaway nesting are a `DecodeError`."""
+    try:
+        return strict(data)
+    except msgspec.ValidationError:
+        return MISS
+    except msgspec.DecodeError as exc:
+        raise DecodeError(f"invalid JSON: {exc}", "") from None
+    except RecursionError:
+        raise DecodeError("payload nests too deeply", "$") from None
+
+
+def parse_json(data: bytes | str) -> Any:
+    """`data` as untyped JSON values, for the slow path."""
+    return attempt(_GENERIC, data)
+
+
+_GENERIC: Callable[[bytes | str], Any] = msgspec.json.Decoder().decode
+
+
+def decode(data: bytes | str, tp: Any, fast: Callable[[bytes | str], Any]) -> Any:
     """Decode `data` as `tp`: strictly at msgspec speed, else through the slow path."""
     try:
         return fast(data)
@@ -105,19 +127,10 @@ def decode(
         raise DecodeError("payload nests too deeply", "$") from None
     nested = _nested_fast(tp)
     if nested is not None:
-        try:
-            result = nested(data)
-            if result is not _MISS:
-                return result
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            pass
-        except RecursionError:
-            raise DecodeError("payload nests too deeply", "$") from None
-    try:
-        obj = generic(data)
-    except (msgspec.DecodeError, RecursionError) as exc:
-        raise DecodeError(f"invalid JSON: {exc}", "") from None
-    return convert(obj, tp)
+        result = attempt(nested, data)
+        if result is not MISS:
+            return result
+    return convert(parse_json(data), tp)
 
 
 class RawEnvelope:
@@ -126,7 +139,7 @@ class RawEnvelope:
     Decodes the envelope and params strictly with the update left as raw JSON, then
     decodes the update on its own, so only the update pays for the slow path (an
     unknown or nested-union update costs about what decoding the update alone costs).
-    Raises `msgspec.ValidationError` when the envelope or params themselves are off.
+    Returns `MISS` when the envelope or params themselves do not fit.
     """
 
     def __init__(
@@ -163,12 +176,10 @@ class RawEnvelope:
         self._decode_update = decode_update
 
     def __call__(self, data: bytes | str) -> Any:
-        try:
-            raw = self._decode(data).params
-        except msgspec.DecodeError as exc:
-            raise DecodeError(f"invalid JSON: {exc}", "") from None
-        except RecursionError:
-            raise DecodeError("payload nests too deeply", "$") from None
+        envelope = attempt(self._decode, data)
+        if envelope is MISS:
+            return MISS
+        raw = envelope.params
         try:
             update = self._decode_update(getattr(raw, self._update_attr))
         except DecodeError as exc:

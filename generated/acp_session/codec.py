@@ -29,7 +29,6 @@ __all__ = [
 T = typing.TypeVar("T")
 DecodeError = _rt.DecodeError
 _ENCODER = msgspec.json.Encoder(enc_hook=_rt.enc_hook)
-_GENERIC = msgspec.json.Decoder().decode
 _DECODERS: dict[typing.Any, typing.Callable[[bytes | str], typing.Any]] = {}
 
 
@@ -38,7 +37,7 @@ def decode(data: bytes | str, tp: type[T]) -> T:
     fast = _DECODERS.get(tp)
     if fast is None:
         fast = _DECODERS[tp] = msgspec.json.Decoder(tp, dec_hook=_rt.dec_hook).decode
-    result: T = _rt.decode(data, tp, fast, _GENERIC)
+    result: T = _rt.decode(data, tp, fast)
     return result
 
 
@@ -52,7 +51,7 @@ _UPDATE_FAST = msgspec.json.Decoder(SessionUpdate, dec_hook=_rt.dec_hook).decode
 
 def decode_update(data: bytes | str) -> SessionUpdate:
     """Decode one `SessionUpdate` object (the ``update`` of a notification)."""
-    result: SessionUpdate = _rt.decode(data, SessionUpdate, _UPDATE_FAST, _GENERIC)
+    result: SessionUpdate = _rt.decode(data, SessionUpdate, _UPDATE_FAST)
     return result
 
 
@@ -78,12 +77,11 @@ def decode_notification(data: bytes | str) -> UpdateSessionNotification:
         raise DecodeError(f"invalid JSON: {exc}", "") from None
     except RecursionError:
         raise DecodeError("payload nests too deeply", "$") from None
-    try:
-        result: UpdateSessionNotification = _ENVELOPE_RAW(data)
-        return result
-    except msgspec.ValidationError:
-        pass
-    message = _rt.decode(data, typing.Any, _GENERIC, _GENERIC)
+    result = _ENVELOPE_RAW(data)
+    if result is not _rt.MISS:
+        params: UpdateSessionNotification = result
+        return params
+    message = _rt.parse_json(data)
     if not isinstance(message, dict):
         raise DecodeError("a notification must be a JSON object", "$")
     if message.get("jsonrpc") != "2.0":
@@ -92,7 +90,7 @@ def decode_notification(data: bytes | str) -> UpdateSessionNotification:
         raise DecodeError("Expected `method` to be 'session/update'", "$.method")
     if "params" not in message:
         raise DecodeError("Object missing required field `params`", "$")
-    params: UpdateSessionNotification = _rt.convert(
+    converted: UpdateSessionNotification = _rt.convert(
         message["params"], UpdateSessionNotification, "$.params"
     )
-    return params
+    return converted

@@ -29,7 +29,6 @@ __all__ = [
 T = typing.TypeVar("T")
 DecodeError = _rt.DecodeError
 _ENCODER = msgspec.json.Encoder(enc_hook=_rt.enc_hook)
-_GENERIC = msgspec.json.Decoder().decode
 _DECODERS: dict[typing.Any, typing.Callable[[bytes | str], typing.Any]] = {}
 
 
@@ -38,7 +37,7 @@ def decode(data: bytes | str, tp: type[T]) -> T:
     fast = _DECODERS.get(tp)
     if fast is None:
         fast = _DECODERS[tp] = msgspec.json.Decoder(tp, dec_hook=_rt.dec_hook).decode
-    result: T = _rt.decode(data, tp, fast, _GENERIC)
+    result: T = _rt.decode(data, tp, fast)
     return result
 
 
@@ -52,7 +51,7 @@ _UPDATE_FAST = msgspec.json.Decoder(Update, dec_hook=_rt.dec_hook).decode
 
 def decode_update(data: bytes | str) -> Update:
     """Decode one `Update` object (the ``update`` of a notification)."""
-    result: Update = _rt.decode(data, Update, _UPDATE_FAST, _GENERIC)
+    result: Update = _rt.decode(data, Update, _UPDATE_FAST)
     return result
 
 
@@ -76,12 +75,11 @@ def decode_notification(data: bytes | str) -> Notify:
         raise DecodeError(f"invalid JSON: {exc}", "") from None
     except RecursionError:
         raise DecodeError("payload nests too deeply", "$") from None
-    try:
-        result: Notify = _ENVELOPE_RAW(data)
-        return result
-    except msgspec.ValidationError:
-        pass
-    message = _rt.decode(data, typing.Any, _GENERIC, _GENERIC)
+    result = _ENVELOPE_RAW(data)
+    if result is not _rt.MISS:
+        params: Notify = result
+        return params
+    message = _rt.parse_json(data)
     if not isinstance(message, dict):
         raise DecodeError("a notification must be a JSON object", "$")
     if message.get("jsonrpc") != "2.0":
@@ -90,5 +88,5 @@ def decode_notification(data: bytes | str) -> Notify:
         raise DecodeError("Expected `method` to be 'session/update'", "$.method")
     if "params" not in message:
         raise DecodeError("Object missing required field `params`", "$")
-    params: Notify = _rt.convert(message["params"], Notify, "$.params")
-    return params
+    converted: Notify = _rt.convert(message["params"], Notify, "$.params")
+    return converted
