@@ -270,6 +270,10 @@ class Module:
     def get(self, name: str) -> Def:
         return self._index[name]
 
+    def find(self, name: str) -> Def | None:
+        """The def named `name`, or None (an ``Unknown*`` class has no def)."""
+        return self._index.get(name)
+
     @property
     def unions(self) -> tuple[TaggedUnion, ...]:
         return tuple(d for d in self.defs if isinstance(d, TaggedUnion))

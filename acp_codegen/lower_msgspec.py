@@ -298,7 +298,7 @@ class Lowerer:
 
         `extra` holds the methods of the default variant and the unknown fallback."""
         handler = union.name + "Handler"
-        if any(d.name == handler for d in self.module.defs):
+        if self.module.find(handler) is not None:
             raise SchemaError(
                 f"definition {handler!r} takes the name of the handler class of {union.pointer}",
                 union.pointer,
@@ -317,9 +317,8 @@ class Lowerer:
 
     def methods(self) -> tuple[MethodView, ...]:
         by_method: dict[str, dict[str, str]] = {}
-        generated = {d.name for d in self.module.defs}
         for m in self.module.methods:
-            if m.type_name not in generated:
+            if self.module.find(m.type_name) is None:
                 continue
             entry = by_method.setdefault(
                 m.method, {"side": m.side, "params": "None", "result": "None"}

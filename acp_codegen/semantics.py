@@ -205,9 +205,7 @@ class _Reader:
                 if not isinstance(snapshot, str):
                     raise self.error(f"{SNAPSHOT} must be a slot name", variant.pointer)
                 for cls, tag in self.classes(variant):
-                    node = (
-                        self.module.get(cls) if cls in {d.name for d in self.module.defs} else None
-                    )
+                    node = self.module.find(cls)
                     fields = (
                         self.field_rules(node, set(), snapshot=True)
                         if isinstance(node, ir.Struct)
