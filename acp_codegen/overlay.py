@@ -29,7 +29,7 @@ from typing import Any
 
 from .build import ANNOTATION_PREFIX as PREFIX
 from .errors import SchemaError
-from .load import LoadedSchema
+from .load import LoadedSchema, parse_json, read_capped
 
 
 def _candidates(document: Any, pointer: str) -> list[Any]:
@@ -85,12 +85,7 @@ def _holds(node: dict[str, Any], expect: dict[str, Any]) -> bool:
 
 def read_overlay(path: Path) -> list[dict[str, Any]]:
     source = str(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SchemaError(f"cannot read overlay: {exc.strerror}", "", source) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SchemaError(f"overlay is not valid JSON: {exc}", "", source) from None
+    data = parse_json(read_capped(path, "overlay"), source, "overlay")
     entries = data.get("entries") if isinstance(data, dict) else None
     if not isinstance(entries, list):
         raise SchemaError("an overlay needs an 'entries' list", "/entries", source)

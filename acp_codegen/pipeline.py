@@ -7,6 +7,7 @@ writes the files or diffs them against disk.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,21 @@ class Target:
     templates: dict[str, str]
     #: package file name -> hand-written source under ``acp_codegen/runtime/``
     runtime: dict[str, str]
+    #: A library the generator itself imports for this target, and the extra that installs it.
+    requires: tuple[str, str] | None = None
+
+    def check_installed(self, name: str) -> None:
+        """Refuse, in one line, a target whose library is not installed."""
+        if self.requires is None:
+            return
+        library, extra = self.requires
+        try:
+            importlib.import_module(library)
+        except ImportError:
+            raise UsageError(
+                f"--target {name} needs {library}, which is not installed; "
+                f"run: pip install 'acp-codegen[{extra}]'"
+            ) from None
 
 
 TARGETS = {
@@ -58,6 +74,7 @@ TARGETS = {
             "codec.py": "pydantic/codec.py.j2",
         },
         {"_base.py": "_base.py", "_runtime.py": "_runtime_pydantic.py"},
+        requires=("pydantic", "pydantic"),
     ),
 }
 #: ``ruff`` runs the pinned formatter; ``none`` keeps the rendered text as is.
@@ -118,6 +135,7 @@ def generate(job: Job) -> dict[str, str]:
     target = TARGETS.get(job.target)
     if target is None:
         raise UsageError(f"unknown target {job.target!r} (available: {', '.join(TARGETS)})")
+    target.check_installed(job.target)
     if job.formatter not in FORMATTERS:
         raise UsageError(
             f"unknown formatter {job.formatter!r} (available: {', '.join(FORMATTERS)})"
