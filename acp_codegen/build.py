@@ -389,4 +389,4 @@ def _method_kind(def_name: str, count: int) -> MethodKind:
     return "request"
 
 
-__all__ = ["build", "closure", "select_roots", "REF_PREFIX"]
+__all__ = ["ANNOTATION_PREFIX", "build", "closure", "select_roots", "REF_PREFIX"]

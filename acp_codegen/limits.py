@@ -96,7 +96,8 @@ def _bound(value: int | float, integer: bool, pointer: str, source: str) -> None
             )
         if not INT64[0] <= number <= INT64[1]:
             raise SchemaError(
-                f"bound {_show(number)} on an integer is outside int64, which generated code cannot check",
+                f"bound {_show(number)} on an integer is outside int64, "
+                "which generated code cannot check",
                 pointer,
                 source,
             )
@@ -124,7 +125,8 @@ def _constant(value: Any, pointer: str, source: str) -> None:
     if isinstance(value, int) and not isinstance(value, bool):
         if not INT64[0] <= value <= INT64[1]:
             raise SchemaError(
-                f"constant {_show(value)} is outside int64, which generated enums and literals cannot hold",
+                f"constant {_show(value)} is outside int64, "
+                "which generated enums and literals cannot hold",
                 pointer,
                 source,
             )
