@@ -8,6 +8,7 @@ writes the files or diffs them against disk.
 from __future__ import annotations
 
 import importlib
+import keyword
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,8 +119,20 @@ class Job:
 
 
 def check_package_name(package: str) -> None:
+    """Refuse a package name that cannot be imported as written: a part that is not an
+    identifier, is a keyword (``class``), or reads as another name after NFKC folding."""
     if not package or not all(part.isidentifier() for part in package.split(".")):
         raise UsageError(f"--package {package!r} is not a dotted Python package name")
+    for part in package.split("."):
+        if keyword.iskeyword(part):
+            raise UsageError(
+                f"--package {package!r} cannot be imported: {part!r} is a Python keyword"
+            )
+        if naming.folded(part) != part:
+            raise UsageError(
+                f"--package {package!r} cannot be imported as written: Python reads "
+                f"{part!r} as {naming.folded(part)!r}"
+            )
 
 
 def build_module(job: Job) -> ir.Module:
