@@ -136,9 +136,14 @@ def main() -> None:
 @main.command("generate")
 @job_options
 @click.option("--check", is_flag=True, help="Compare instead of writing; exit 1 when stale.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Also delete files in the output folder that acp-codegen did not write.",
+)
 @output_options
 @handles_bad_input
-def generate_command(check: bool, **kwargs: Any) -> None:
+def generate_command(check: bool, force: bool, **kwargs: Any) -> None:
     """Generate packages from schemas: every configured job, or the one the flags describe.
 
     \b
@@ -153,8 +158,10 @@ def generate_command(check: bool, **kwargs: Any) -> None:
     if check:
         _check(results, console)
         return
+    for named, files in results:  # refuse before any job is written
+        emit.check_writable(named.job.out, files, force)
     for named, files in results:
-        emit.write_tree(named.job.out, files)
+        emit.write_tree(named.job.out, files, force)
         console.info(f"wrote {len(files)} files to {named.job.out}", fg="green")
 
 
