@@ -147,6 +147,78 @@ class PydanticLowerer(Lowerer):
         return "_rt.UNSET"
 
 
+#: pydantic builds a model's schema by recursing into every model its fields name, so a
+#: long enough chain of definitions exhausts Python's recursion limit when the package is
+#: imported (about 70 plain levels at the default limit). Longer chains are refused.
+MAX_MODEL_CHAIN = 32
+
+
+def _names(expr: ir.TypeExpr) -> list[str]:
+    """The definitions a type expression names, without recursion."""
+    found: list[str] = []
+    stack = [expr]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ir.Ref):
+            found.append(item.name)
+        elif isinstance(item, ir.ListOf | ir.Nullable):
+            stack.append(item.item if isinstance(item, ir.ListOf) else item.inner)
+        elif isinstance(item, ir.MapOf):
+            stack.append(item.value)
+        elif isinstance(item, ir.UnionOf):
+            stack.extend(item.members)
+    return found
+
+
+def _edges(node: ir.Def) -> list[str]:
+    if isinstance(node, ir.Struct):
+        return [n for f in node.fields for n in _names(f.type)]
+    if isinstance(node, ir.TaggedUnion):
+        return [v.target for v in node.variants] + [node.default_variant or ""]
+    if isinstance(node, ir.Alias):
+        return _names(node.target)
+    if isinstance(node, ir.ShapeUnion):
+        return [n for m in node.members for n in _names(m)]
+    return []
+
+
+def check_model_chains(module: ir.Module) -> None:
+    """Refuse definitions that name one another more than `MAX_MODEL_CHAIN` levels deep.
+
+    An iterative depth-first walk; a reference back into the walk (a recursive type)
+    counts as nothing, since pydantic builds those through named references.
+    """
+    edges = {d.name: [n for n in _edges(d) if module.find(n)] for d in module.defs}
+    depth: dict[str, int] = {}
+    for root in sorted(edges):
+        stack: list[tuple[str, int]] = [(root, 0)]
+        walking = {root}
+        while stack:
+            name, index = stack[-1]
+            children = edges[name]
+            if index < len(children):
+                stack[-1] = (name, index + 1)
+                child = children[index]
+                if child not in depth and child not in walking:
+                    walking.add(child)
+                    stack.append((child, 0))
+                continue
+            stack.pop()
+            walking.discard(name)
+            own = 0 if isinstance(module.get(name), ir.Alias) else 1  # an alias is a plain name
+            depth[name] = own + max((depth.get(c, 0) for c in children), default=0)
+            if depth[name] > MAX_MODEL_CHAIN:
+                node = module.get(name)
+                raise SchemaError(
+                    f"definitions name one another more than {MAX_MODEL_CHAIN} levels deep "
+                    "from here, which the pydantic target cannot build (pydantic recurses "
+                    "once per level)",
+                    node.pointer,
+                    module.source,
+                )
+
+
 def lower(module: ir.Module) -> View:
+    check_model_chains(module)
     lowerer = PydanticLowerer(module)
     return replace(lowerer.view(), library_imports=tuple(sorted(lowerer.libraries)))
