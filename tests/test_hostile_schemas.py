@@ -14,6 +14,7 @@ import copy
 import importlib
 import inspect
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -568,3 +569,221 @@ def test_docstrings_keep_hostile_text_exactly(tmp_path: Path) -> None:
         sys.path.remove(str(tmp_path))
         for name in [m for m in sys.modules if m.split(".")[0] == "docs_pkg"]:
             del sys.modules[name]
+
+
+# -- issue 14: inputs beside the schema (overlays, flags, pipes, devices, the terminal) ---------
+
+
+def _one_line_exit_2(result: Any) -> str:
+    """The single error line of a refused CLI run (CliRunner result or CompletedProcess)."""
+    code = getattr(result, "exit_code", getattr(result, "returncode", None))
+    stderr = result.stderr
+    assert code == 2, (code, stderr)
+    assert "Traceback" not in stderr and "Traceback" not in (result.stdout or "")
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    return str(lines[0])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("command", ["generate", "check"])
+def test_overlay_nested_100000_levels_is_one_line(
+    command: str, target: str, tmp_path: Path
+) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_bytes(_json(base()))
+    overlay = tmp_path / "overlay.json"
+    overlay.write_text('{"entries": ' + "[" * 100_000 + "]" * 100_000 + "}", encoding="utf-8")
+    args = [command, "--schema", str(schema), "--out", str(tmp_path / "pkg"), "--package", "pkg"]
+    args += ["--overlay", str(overlay), "--target", target]
+    line = _one_line_exit_2(CliRunner().invoke(main, args))
+    assert line == f"error at {overlay}#: not valid JSON: nesting too deep"
+    assert not (tmp_path / "pkg").exists()
+
+
+def test_overlay_nesting_past_the_schema_limit_is_refused(tmp_path: Path) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_bytes(_json(base()))
+    overlay = tmp_path / "overlay.json"
+    nested: Any = {}
+    for _ in range(100):
+        nested = {"x": nested}
+    entry = {"at": "/$defs/Plan", "add": {"x-acp-deep": nested}}
+    overlay.write_text(json.dumps({"entries": [entry]}), encoding="utf-8")
+    args = ["generate", "--schema", str(schema), "--out", str(tmp_path / "pkg")]
+    line = _one_line_exit_2(CliRunner().invoke(main, [*args, "--overlay", str(overlay)]))
+    assert (
+        line.startswith(f"error at {overlay}#/entries/0/add/x-acp-deep/") and "nests deeper" in line
+    )
+
+
+_WITHOUT_PYDANTIC = """
+import sys
+sys.modules["pydantic"] = None  # what an environment without the extra looks like
+from acp_codegen.cli import main
+main(sys.argv[1:])
+"""
+
+
+@pytest.mark.parametrize("command", ["generate", "check"])
+def test_pydantic_target_without_pydantic_names_the_extra(command: str, tmp_path: Path) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_bytes(_json(base()))
+    out = tmp_path / "pkg"
+    args = [command, "--schema", str(schema), "--out", str(out), "--package", "pkg"]
+    result = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_PYDANTIC, *args, "--target", "pydantic"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    line = _one_line_exit_2(result)
+    assert line == (
+        "error: --target pydantic needs pydantic, which is not installed; "
+        "run: pip install 'acp-codegen[pydantic]'"
+    )
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(
+    ("package", "reason"),
+    [
+        ("class", "'class' is a Python keyword"),
+        ("app.import.acp", "'import' is a Python keyword"),
+        ("ｐkg", "Python reads 'ｐkg' as 'pkg'"),
+        ("app.ﬁles", "Python reads 'ﬁles' as 'files'"),
+    ],
+)
+def test_package_name_must_import_as_written(
+    package: str, reason: str, target: str, tmp_path: Path
+) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_bytes(_json(base()))
+    for command in ("generate", "check"):
+        args = [command, "--schema", str(schema), "--out", str(tmp_path / "pkg")]
+        result = CliRunner().invoke(main, [*args, "--package", package, "--target", target])
+        line = _one_line_exit_2(result)
+        assert line.startswith(f"error: --package {package!r} cannot be imported"), line
+        assert reason in line
+    assert not (tmp_path / "pkg").exists()
+
+
+def _zeros_forever(fifo: Path) -> None:
+    """Write zero bytes into `fifo` until the reader goes away."""
+    try:
+        with open(fifo, "wb") as handle:
+            chunk = bytes(2**20)
+            while True:
+                handle.write(chunk)
+    except (BrokenPipeError, OSError):
+        pass
+
+
+def test_schema_from_an_endless_pipe_stops_at_the_cap(tmp_path: Path) -> None:
+    """A pipe has no size: reading stops one byte past 16 MiB, and memory stays near that."""
+    import threading
+
+    fifo = tmp_path / "schema.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=_zeros_forever, args=(fifo,), daemon=True)
+    writer.start()
+    result = subprocess.run(
+        [sys.executable, "-c", _MEASURE, *_args(fifo, tmp_path / "out", "pkg")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    writer.join(timeout=10)
+    message, peak_mb = result.stderr.strip().splitlines()
+    assert result.returncode == 2, result.stderr
+    assert message == f"error at {fifo}#: schema is over the {MAX_SCHEMA_BYTES:,}-byte limit"
+    assert int(peak_mb) < 200, f"peak RSS {peak_mb} MB reading an endless pipe"
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+@pytest.mark.parametrize("order", ["old", "new"])
+def test_diff_against_dev_zero_ends_with_one_line(order: str, tmp_path: Path) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_bytes(_json(base()))
+    pair = [str(schema), "/dev/zero"] if order == "new" else ["/dev/zero", str(schema)]
+    result = subprocess.run(
+        [sys.executable, "-m", "acp_codegen", "diff", *pair],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    line = _one_line_exit_2(result)
+    assert line == f"error at /dev/zero#: schema is over the {MAX_SCHEMA_BYTES:,}-byte limit"
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_overlay_from_a_device_stops_at_the_cap(tmp_path: Path) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_bytes(_json(base()))
+    args = ["generate", "--schema", str(schema), "--out", str(tmp_path / "pkg")]
+    result = CliRunner().invoke(main, [*args, "--overlay", "/dev/zero"])
+    line = _one_line_exit_2(result)
+    assert line == f"error at /dev/zero#: overlay is over the {MAX_SCHEMA_BYTES:,}-byte limit"
+
+
+#: An OSC sequence (set the terminal title) and a CSI one, both as raw control bytes, plus
+#: the single-byte C1 CSI some terminals honour.
+OSC = "\x1b]0;owned\x07 \x1b[2J \x9b31m"
+
+
+def _osc_documents(tmp_path: Path) -> tuple[Path, Path]:
+    old = base()
+    old["title"] = f"ACP {OSC}"
+    old["$defs"]["Plan"]["title"] = OSC
+    old["$defs"]["Plan"]["description"] = f"plan {OSC}"
+    old["$defs"]["ContentChunk"]["properties"][f"x{OSC}"] = {"type": "string"}
+    new = copy.deepcopy(old)
+    new["$defs"]["Plan"]["properties"][f"y{OSC}"] = {"type": "string"}
+    new["$defs"]["Plan"]["description"] = f"changed {OSC}"
+    paths = (tmp_path / "old.json", tmp_path / "new.json")
+    for path, doc in zip(paths, (old, new), strict=True):
+        path.write_text(json.dumps(doc), encoding="utf-8")
+    return paths
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["inspect", "{old}"],
+        ["inspect", "--json", "{old}"],
+        ["inspect", "--verbose", "{old}"],
+        ["diff", "{old}", "{new}"],
+        ["diff", "--format", "markdown", "{old}", "{new}"],
+        ["diff", "--format", "json", "{old}", "{new}"],
+        ["generate", "--schema", "{old}", "--out", "{out}", "--root", f"Plan{OSC}"],
+        ["generate", "--schema", "{old}", "--out", "{out}", "--all", "--verbose"],
+        ["check", "--schema", "{new}", "--out", "{out}", "--all"],
+    ],
+    ids=lambda c: "-".join(p for p in c if not p.startswith("{"))[:40],
+)
+def test_schema_text_reaches_the_terminal_without_control_characters(
+    command: list[str], tmp_path: Path
+) -> None:
+    old, new = _osc_documents(tmp_path)
+    out = tmp_path / "pkg"
+    if command[0] == "check":
+        CliRunner().invoke(main, ["generate", "--schema", str(old), "--out", str(out), "--all"])
+    args = [a.format(old=old, new=new, out=out) for a in command]
+    result = subprocess.run(
+        [sys.executable, "-m", "acp_codegen", *args],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.stdout or result.stderr
+    for stream in (result.stdout, result.stderr):
+        assert b"\x1b" not in stream and "\x9b".encode() not in stream, stream[-300:]
+        assert b"\x07" not in stream
+    assert b"Traceback" not in result.stderr
+    if "--json" in args or "json" in args:
+        json.loads(result.stdout)  # still valid JSON after the escaping
