@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
-from .pipeline import FORMATTERS, Job, check_package_name
+from .pipeline import FORMATTERS, Job, package_name_problem
 
 TABLE = "tool.acp-codegen"
 #: What ``Job`` headers record for a job that comes from the configuration unchanged.
@@ -172,12 +172,9 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
         )
     out = base / entry["out"]
     package = entry.get("package", out.name)
-    try:
-        check_package_name(package)
-    except UsageError:
-        raise UsageError(
-            f"{label} key 'package' is not a dotted Python name: {package!r}"
-        ) from None
+    problem = package_name_problem(package)
+    if problem is not None:
+        raise UsageError(f"{label} key 'package' {problem}: {package!r}")
     return Job(
         schema=base / entry["schema"],
         out=out,

@@ -118,21 +118,28 @@ class Job:
         return " ".join(parts)
 
 
-def check_package_name(package: str) -> None:
-    """Refuse a package name that cannot be imported as written: a part that is not an
-    identifier, is a keyword (``class``), or reads as another name after NFKC folding."""
+def package_name_problem(package: str) -> str | None:
+    """Why `package` cannot be imported as written, or None when it can.
+
+    Every part must be an identifier that is not a keyword (``class``) and that NFKC
+    folding leaves unchanged (Python imports ``ｐkg`` as ``pkg``).
+    """
     if not package or not all(part.isidentifier() for part in package.split(".")):
-        raise UsageError(f"--package {package!r} is not a dotted Python package name")
+        return "is not a dotted Python package name"
     for part in package.split("."):
         if keyword.iskeyword(part):
-            raise UsageError(
-                f"--package {package!r} cannot be imported: {part!r} is a Python keyword"
-            )
+            return f"cannot be imported: {part!r} is a Python keyword"
         if naming.folded(part) != part:
-            raise UsageError(
-                f"--package {package!r} cannot be imported as written: Python reads "
-                f"{part!r} as {naming.folded(part)!r}"
+            return (
+                f"cannot be imported as written: Python reads {part!r} as {naming.folded(part)!r}"
             )
+    return None
+
+
+def check_package_name(package: str) -> None:
+    problem = package_name_problem(package)
+    if problem is not None:
+        raise UsageError(f"--package {package!r} {problem}")
 
 
 def build_module(job: Job) -> ir.Module:

@@ -126,7 +126,7 @@ BAD_CONFIGS = [
     (
         "package",
         '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\npackage = "my-app.acp"',
-        "key 'package' is not a dotted Python name: 'my-app.acp'",
+        "key 'package' is not a dotted Python package name: 'my-app.acp'",
     ),
     (
         "mixed",
