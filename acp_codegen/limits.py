@@ -94,13 +94,7 @@ def _bound(value: int | float, integer: bool, pointer: str, source: str) -> None
             raise SchemaError(
                 f"bound {value!r} on an integer must be a whole number", pointer, source
             )
-        if not INT64[0] <= number <= INT64[1]:
-            raise SchemaError(
-                f"bound {_show(number)} on an integer is outside int64, "
-                "which generated code cannot check",
-                pointer,
-                source,
-            )
+        _int64(number, "bound {} on an integer", "generated code cannot check", pointer, source)
         return
     if isinstance(value, int) and abs(value) > sys.float_info.max:
         raise SchemaError(f"bound {_show(value)} does not fit a 64-bit float", pointer, source)
@@ -123,13 +117,16 @@ def _length(value: int | float, pointer: str, source: str) -> None:
 
 def _constant(value: Any, pointer: str, source: str) -> None:
     if isinstance(value, int) and not isinstance(value, bool):
-        if not INT64[0] <= value <= INT64[1]:
-            raise SchemaError(
-                f"constant {_show(value)} is outside int64, "
-                "which generated enums and literals cannot hold",
-                pointer,
-                source,
-            )
+        what, why = "constant {}", "generated enums and literals cannot hold"
+        _int64(value, what, why, pointer, source)
+
+
+def _int64(number: int, what: str, why: str, pointer: str, source: str) -> None:
+    """Refuse `number` outside int64; `what` has a ``{}`` for the number."""
+    if not INT64[0] <= number <= INT64[1]:
+        raise SchemaError(
+            f"{what.format(_show(number))} is outside int64, which {why}", pointer, source
+        )
 
 
 def _data(value: Any, pointer: str, source: str) -> None:

@@ -444,20 +444,26 @@ finally:
 """
 
 
-def test_huge_schema_is_refused_without_reading_it(tmp_path: Path) -> None:
-    """The real CLI process refuses a 50 MB schema and never holds it in memory."""
-    schema = tmp_path / "huge.json"
-    huge_schema(schema)
-    size_mb = schema.stat().st_size // 2**20
+def _measured_run(schema: Path, out: Path) -> tuple[int, str, str]:
+    """Run the CLI on `schema` in a fresh process: exit code, its one line, peak RSS in MB."""
     result = subprocess.run(
-        [sys.executable, "-c", _MEASURE, *_args(schema, tmp_path / "out", "pkg")],
+        [sys.executable, "-c", _MEASURE, *_args(schema, out, "pkg")],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
     message, peak_mb = result.stderr.strip().splitlines()
-    assert result.returncode == 2 and "byte limit" in message and "Traceback" not in message
+    return result.returncode, message, peak_mb
+
+
+def test_huge_schema_is_refused_without_reading_it(tmp_path: Path) -> None:
+    """The real CLI process refuses a 50 MB schema and never holds it in memory."""
+    schema = tmp_path / "huge.json"
+    huge_schema(schema)
+    size_mb = schema.stat().st_size // 2**20
+    returncode, message, peak_mb = _measured_run(schema, tmp_path / "out")
+    assert returncode == 2 and "byte limit" in message and "Traceback" not in message
     assert int(peak_mb) < size_mb, f"peak RSS {peak_mb} MB for a {size_mb} MB file"
     assert not (tmp_path / "out").exists()
 
@@ -689,16 +695,9 @@ def test_schema_from_an_endless_pipe_stops_at_the_cap(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     writer = threading.Thread(target=_zeros_forever, args=(fifo,), daemon=True)
     writer.start()
-    result = subprocess.run(
-        [sys.executable, "-c", _MEASURE, *_args(fifo, tmp_path / "out", "pkg")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    returncode, message, peak_mb = _measured_run(fifo, tmp_path / "out")
     writer.join(timeout=10)
-    message, peak_mb = result.stderr.strip().splitlines()
-    assert result.returncode == 2, result.stderr
+    assert returncode == 2, message
     assert message == f"error at {fifo}#: schema is over the {MAX_SCHEMA_BYTES:,}-byte limit"
     assert int(peak_mb) < 200, f"peak RSS {peak_mb} MB reading an endless pipe"
     assert not (tmp_path / "out").exists()
