@@ -221,15 +221,21 @@ def _walk(out: Path, read: bool) -> Iterator[tuple[str, str, bytes | None]]:
     """
     if not out.is_dir():
         return
-    for folder, dirs, names, dir_fd in os.fwalk(out, follow_symlinks=False):
+    walker: Iterator[tuple[str, list[str], list[str], int | None]] = (
+        os.fwalk(out, follow_symlinks=False)
+        if hasattr(os, "fwalk")  # POSIX; elsewhere paths are joined instead
+        else ((f, d, n, None) for f, d, n in os.walk(out))
+    )
+    for folder, dirs, names, dir_fd in walker:
         base = Path(folder).relative_to(out)
         dirs[:] = [d for d in dirs if d != "__pycache__"]
-        for name in [*dirs, *names]:
+        for entry in [*dirs, *names]:
+            name = entry if dir_fd is not None else os.path.join(folder, entry)
             try:
                 info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
             except FileNotFoundError:
                 continue
-            rel = (base / name).as_posix()
+            rel = (base / entry).as_posix()
             if stat.S_ISDIR(info.st_mode):
                 continue
             if stat.S_ISLNK(info.st_mode):
@@ -240,7 +246,7 @@ def _walk(out: Path, read: bool) -> Iterator[tuple[str, str, bytes | None]]:
                 yield rel, "file", _read_at(name, dir_fd) if read else None
 
 
-def _read_at(name: str, dir_fd: int) -> bytes | None:
+def _read_at(name: str, dir_fd: int | None) -> bytes | None:
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(name, flags, dir_fd=dir_fd)

@@ -11,6 +11,8 @@ accepted for the other.
 
 The walk is iterative and visits only keywords that hold subschemas, like
 `load.iter_refs`; data keywords (``default``, ``x-acp-*``) are checked as data.
+`check_model_chains` runs later, on the IR, with the chosen target's limit on how
+deep definitions may name one another.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from . import ir
 from .errors import SchemaError, join_pointer
 
 #: msgspec keeps integer bounds, ``Literal`` values and enum values within int64.
@@ -143,4 +146,77 @@ def _data(value: Any, pointer: str, source: str) -> None:
                     f"number {_show(node)} is outside 64 bits, which generated code cannot carry",
                     where,
                     source,
+                )
+
+
+# -- chains of definitions (on the IR, per target) -------------------------------------------
+
+#: Both libraries build a class's decoder by recursing into every class its fields name, so
+#: a long enough chain of definitions exhausts Python's recursion limit in the generated
+#: package (measured at the default limit of 1000: pydantic fails near 70 plain levels,
+#: msgspec near 1000). Longer chains are refused; the published schemas reach 11.
+MAX_MODEL_CHAIN = {"msgspec": 256, "pydantic": 32}
+
+
+def _names(expr: ir.TypeExpr) -> list[str]:
+    """The definitions a type expression names, without recursion."""
+    found: list[str] = []
+    stack = [expr]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ir.Ref):
+            found.append(item.name)
+        elif isinstance(item, ir.ListOf | ir.Nullable):
+            stack.append(item.item if isinstance(item, ir.ListOf) else item.inner)
+        elif isinstance(item, ir.MapOf):
+            stack.append(item.value)
+        elif isinstance(item, ir.UnionOf):
+            stack.extend(item.members)
+    return found
+
+
+def _edges(node: ir.Def) -> list[str]:
+    if isinstance(node, ir.Struct):
+        return [n for f in node.fields for n in _names(f.type)]
+    if isinstance(node, ir.TaggedUnion):
+        return [v.target for v in node.variants] + [node.default_variant or ""]
+    if isinstance(node, ir.Alias):
+        return _names(node.target)
+    if isinstance(node, ir.ShapeUnion):
+        return [n for m in node.members for n in _names(m)]
+    return []
+
+
+def check_model_chains(module: ir.Module, target: str) -> None:
+    """Refuse definitions that name one another more levels deep than `target` builds.
+
+    An iterative depth-first walk; a reference back into the walk (a recursive type)
+    counts as nothing, since pydantic builds those through named references.
+    """
+    limit = MAX_MODEL_CHAIN[target]
+    edges = {d.name: [n for n in _edges(d) if module.find(n)] for d in module.defs}
+    depth: dict[str, int] = {}
+    for root in sorted(edges):
+        stack: list[tuple[str, int]] = [(root, 0)]
+        walking = {root}
+        while stack:
+            name, index = stack[-1]
+            children = edges[name]
+            if index < len(children):
+                stack[-1] = (name, index + 1)
+                child = children[index]
+                if child not in depth and child not in walking:
+                    walking.add(child)
+                    stack.append((child, 0))
+                continue
+            stack.pop()
+            walking.discard(name)
+            own = 0 if isinstance(module.get(name), ir.Alias) else 1  # an alias is a plain name
+            depth[name] = own + max((depth.get(c, 0) for c in children), default=0)
+            if depth[name] > limit:
+                raise SchemaError(
+                    f"definitions name one another more than {limit} levels deep from here, "
+                    f"which the {target} target cannot build (it recurses once per level)",
+                    module.get(name).pointer,
+                    module.source,
                 )

@@ -16,6 +16,7 @@ from pathlib import Path
 from . import (
     build,
     ir,
+    limits,
     load,
     lower_msgspec,
     lower_pydantic,
@@ -161,6 +162,7 @@ def generate(job: Job) -> dict[str, str]:
             f"unknown formatter {job.formatter!r} (available: {', '.join(FORMATTERS)})"
         )
     module = build_module(job)
+    limits.check_model_chains(module, job.target)
     view = target.lower(module)
     provenance = render.Provenance(job.schema.name, module.sha256, job.regenerate_command())
     codec_names = ["DecodeError", "decode", "encode"]

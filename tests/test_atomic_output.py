@@ -412,3 +412,16 @@ def test_a_marker_without_a_file_list_vouches_for_generated_headers(tmp_path: Pa
     (out / "py.typed").write_text("")
     (out / "mine.py").write_text("X = 1\n")
     assert emit.strays(out, {"a.py": ""}) == ["mine.py"]
+
+
+def test_reading_without_fwalk_still_skips_symlinks(
+    existing: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Platforms without `os.fwalk` walk by path and still never read through a link."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("SECRET\n", encoding="utf-8")
+    (existing / "leak.py").symlink_to(outside)
+    with_fwalk = emit.read_tree(existing)
+    monkeypatch.delattr(os, "fwalk")
+    assert emit.read_tree(existing) == with_fwalk
+    assert "SECRET" not in "".join(with_fwalk.values()) and "leak.py" in with_fwalk

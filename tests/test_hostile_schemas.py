@@ -28,8 +28,8 @@ import pytest
 from click.testing import CliRunner
 
 from acp_codegen.cli import main
+from acp_codegen.limits import MAX_MODEL_CHAIN
 from acp_codegen.load import MAX_SCHEMA_BYTES
-from acp_codegen.lower_pydantic import MAX_MODEL_CHAIN
 from tests.hostile_cases import (
     CHAIN,
     INJECTION,
@@ -233,8 +233,13 @@ ISSUE14_REFUSED = [
     Refused(
         "ref-chain-of-200-definitions",
         _json(ref_chain_document()),
-        f"definitions name one another more than {MAX_MODEL_CHAIN} levels deep",
+        f"more than {MAX_MODEL_CHAIN['pydantic']} levels deep from here, which the pydantic",
         targets=("pydantic",),
+    ),
+    Refused(
+        "ref-chain-of-300-definitions",
+        _json(ref_chain_document(300)),
+        "definitions name one another more than",
     ),
     Refused(
         "definitions-equal-after-nfkc",
@@ -489,7 +494,7 @@ def _generated() -> list[Generated]:
     elsewhere = Generated("property-name-msgspec-cannot-rename", quoted, _quoted_property)
     # msgspec builds a chain of any length; pydantic recurses per level (a REFUSED row).
     chain = Generated("ref-chain-of-200-definitions", ref_chain_document(), long_ref_chain(CHAIN))
-    limit = MAX_MODEL_CHAIN - 1
+    limit = MAX_MODEL_CHAIN["pydantic"] - 1
     at_limit = Generated(
         f"ref-chain-of-{limit}-definitions", ref_chain_document(limit), long_ref_chain(limit)
     )
