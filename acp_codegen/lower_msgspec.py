@@ -74,9 +74,10 @@ class Lowerer:
             unsigned, bits = INT_FORMAT_BITS[prim.format]
             args["ge"] = 0 if unsigned else -(2 ** (bits - 1))
             args["le"] = 2**bits - 1 if unsigned else 2 ** (bits - 1) - 1
-        if c.minimum is not None:
+        numeric = prim.kind in ("int", "float")  # JSON Schema bounds only numbers
+        if c.minimum is not None and numeric:
             args["ge"] = max(c.minimum, args.get("ge", c.minimum))  # type: ignore[call-overload]
-        if c.maximum is not None:
+        if c.maximum is not None and numeric:
             args["le"] = min(c.maximum, args.get("le", c.maximum))  # type: ignore[call-overload]
         if c.min_length is not None and prim.kind == "str":
             args["min_length"] = c.min_length

@@ -65,7 +65,8 @@ class PydanticLowerer(Lowerer):
         if prim.kind not in ("str", "int", "float"):
             return base
         c = prim.constraints
-        low, high = c.minimum, c.maximum
+        # JSON Schema bounds only numbers: a minimum on a string says nothing.
+        low, high = (c.minimum, c.maximum) if prim.kind != "str" else (None, None)
         if prim.kind == "int" and prim.format in INT_FORMAT_BITS:
             unsigned, bits = INT_FORMAT_BITS[prim.format]
             fmt_low = 0 if unsigned else -(2 ** (bits - 1))

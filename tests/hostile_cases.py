@@ -500,10 +500,35 @@ def ref_chain_document(length: int = CHAIN) -> dict[str, Any]:
     return with_defs(**defs)
 
 
+def _keywords_on_other_types(m: ModuleType) -> None:
+    payload = {"s": "abcd", "a": [1], "b": True, "i": 5}
+    decode_round_trip(m, m.A, payload)
+    for bad in ({"s": ""}, {"i": 0}):
+        try:
+            m.decode(json.dumps(payload | bad), m.A)
+        except m.DecodeError:
+            continue
+        raise AssertionError(f"{bad} decoded although it breaks a bound")
+
+
+def keywords_on_other_types_document() -> dict[str, Any]:
+    """Numeric bounds on a string, array and boolean say nothing in JSON Schema; lengths
+    and patterns on an integer neither. Generated code must not apply them to the wrong type."""
+    return with_defs(
+        A=_obj(
+            s={"type": "string", "minimum": 5, "maximum": 1e300, "minLength": 1},
+            a={"type": "array", "minimum": 3, "minLength": 2},
+            b={"type": "boolean", "minimum": 1},
+            i={"type": "integer", "minLength": 2, "pattern": "x", "minimum": 1},
+        )
+    )
+
+
 def issue14_cases() -> list[tuple[str, dict[str, Any], Callable[[ModuleType], None]]]:
     """The generated rows issue 14 adds (run with ``--all`` like the others)."""
     return [
         ("numbers-at-the-limits", numbers_document(), _numbers_at_the_limits),
+        ("bounds-on-other-types", keywords_on_other_types_document(), _keywords_on_other_types),
         ("definitions-that-nfkc-folds", folded_names_document(), _folded_names),
         (
             "open-enum-values-named-like-its-machinery",
