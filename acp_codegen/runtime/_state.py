@@ -365,10 +365,12 @@ def _entity_handler(rule: EntityRule, rules: Rules) -> Handler:
     get_value = attrgetter(source)
     convert = decoders.get(source)
 
-    def append(state: SessionState, update: Any) -> Entity:
+    def append(state: SessionState, update: Any) -> Any:
         # The hot path (streamed chunks): a few attribute reads and one dict lookup.
         state.history.append(update)
         ident = get_id(update)
+        if ident is None:  # an unknown nested body without a readable ID
+            return update
         entity = state._entities.get((kind, ident)) or entity_for(state, ident)
         values = entity._values
         if patch is not None:
