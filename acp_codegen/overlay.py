@@ -27,8 +27,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .build import ANNOTATION_PREFIX as PREFIX
 from .errors import SchemaError
+from .limits import ANNOTATION_PREFIX as PREFIX
 from .load import LoadedSchema, parse_json, read_capped
 
 
