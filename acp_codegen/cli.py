@@ -20,9 +20,9 @@ from typing import Any
 import click
 
 from . import __version__, config, emit
-from .cli_diff import diff_command
 from .config import NamedJob, Overrides
 from .console import EXIT_STALE, Console, handles_bad_input, output_options
+from .diff.cli import diff_command
 from .errors import UsageError
 from .inspect import inspect_command
 from .pipeline import FORMATTERS, generate

@@ -20,8 +20,8 @@ from click.testing import CliRunner
 from acp_codegen import build, load
 from acp_codegen.cli import main
 from acp_codegen.diff import METHODS, Change, compare, diff_paths
-from acp_codegen.diff_format import JSON_FORMAT
-from acp_codegen.diff_rules import RULES, mirror, rules_markdown, severity
+from acp_codegen.diff.format import JSON_FORMAT
+from acp_codegen.diff.rules import RULES, mirror, rules_markdown, severity
 from tests import corpus
 
 FIXTURES = Path(__file__).parent / "diff_fixtures"

@@ -3,7 +3,8 @@
 Every module of `acp_codegen` is parsed (not imported) and each ``from . import``,
 ``from .x import`` and ``import acp_codegen.x`` edge is collected, including those
 under ``if TYPE_CHECKING:`` and inside functions: a deferred import is still a
-cycle a reader has to untangle. The graph must be acyclic.
+cycle a reader has to untangle. Edges to a module's own parent packages are left
+out: Python imports those first whatever the module says. The graph must be acyclic.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ def import_graph() -> dict[str, set[str]]:
             elif isinstance(node, ast.Import):
                 targets.extend(a.name for a in node.names if a.name.startswith(PACKAGE))
             for target in targets:
-                if target in modules and target != name:
+                # A module's own packages are imported before it in any case.
+                if target in modules and not (name + ".").startswith(target + "."):
                     graph[name].add(target)
     return graph
 
@@ -102,6 +104,15 @@ def test_import_graph_has_no_cycle() -> None:
 def test_cycle_finder_sees_a_cycle() -> None:
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_diff_tool_is_one_package_the_generator_does_not_use() -> None:
+    graph = import_graph()
+    assert {"acp_codegen.diff.compare", "acp_codegen.diff.cli"} <= set(graph)
+    users = {
+        name for name, targets in graph.items() for t in targets if t.startswith(PACKAGE + ".diff")
+    }
+    assert {u for u in users if not u.startswith(PACKAGE + ".diff")} == {"acp_codegen.cli"}
 
 
 def test_union_and_type_helpers_do_not_import_the_builder() -> None:

@@ -1,6 +1,6 @@
 """``acp-codegen diff OLD NEW``: what changed between two schema revisions, and what breaks.
 
-The command wraps `diff.diff_paths` and `diff_format`. Exit codes: 0 when the
+The command wraps `compare.diff_paths` and `format`. Exit codes: 0 when the
 comparison ran (whatever it found), 1 when ``--fail-on`` is given and a change
 of that class was found, 2 for bad input (one line on stderr, no traceback).
 """
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import click
 
-from . import diff_format
-from .console import Console, handles_bad_input
-from .diff import diff_paths
-from .errors import UsageError
+from ..console import Console, handles_bad_input
+from ..errors import UsageError
+from . import format as diff_format
+from .compare import diff_paths
 
 #: Exit code when ``--fail-on`` finds what it was told to fail on.
 EXIT_CHANGED = 1

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from .diff import METHODS, Change, Report
-from .diff_rules import SEVERITIES, section
+from .compare import METHODS, Change, Report
+from .rules import SEVERITIES, section
 
 #: Identifies the JSON layout; bumped only when a key changes meaning or goes away.
 JSON_FORMAT = "acp-codegen-diff/1"

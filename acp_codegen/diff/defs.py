@@ -6,7 +6,7 @@ collecting `Change`s. Members are matched by identity, never by position:
 fields by wire name (then by attribute name, then as the one leftover pair of
 the same type, which is a wire rename), variants by tag (then by target class,
 which is a tag rename), enum values by value, methods by (method, kind). It
-records facts only; `diff_rules` says how serious each kind is.
+records facts only; `rules` says how serious each kind is.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from . import ir
-from .diff_rules import Severity, severity
-from .diff_types import Aliases, canonical, compare_value, describe, member_changes, rename_refs
+from .. import ir
+from .rules import Severity, severity
+from .types import Aliases, canonical, compare_value, describe, member_changes, rename_refs
 
 K = TypeVar("K", bound=Hashable)
 

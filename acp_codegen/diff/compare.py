@@ -4,13 +4,13 @@ Takes two `ir.Module`s, OLD and NEW, and returns the `Change`s between them.
 Definitions are matched by Python name; a definition that vanished while
 another with an identical shape appeared is a rename, and references to it are
 followed through the rename. Each matched pair is walked by
-`diff_defs.DefComparer`, which matches members by identity, so reordering
+`defs.DefComparer`, which matches members by identity, so reordering
 anything or moving it to another JSON pointer is not a change, and
 descriptions count only when asked (``docs=True``). How serious each kind of
-change is lives in `diff_rules` alone.
+change is lives in `rules` alone.
 
 `diff_paths` adds what the CLI needs: loading both files, choosing which
-definitions to compare, and a `Report` that `diff_format` renders.
+definitions to compare, and a `Report` that `format` renders.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import build, ir, load
-from .diff_defs import (
+from .. import build, ir, load
+from ..errors import SchemaError, UsageError
+from .defs import (
     METHODS,
     Change,
     DefComparer,
@@ -28,9 +29,8 @@ from .diff_defs import (
     as_json,
     label,
 )
-from .diff_rules import SEVERITIES, Severity
-from .diff_types import Aliases, canonical, rename_refs
-from .errors import SchemaError, UsageError
+from .rules import SEVERITIES, Severity
+from .types import Aliases, canonical, rename_refs
 
 __all__ = ["METHODS", "Change", "Report", "Selection", "compare", "diff_paths", "labels"]
 

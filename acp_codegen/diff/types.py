@@ -1,6 +1,6 @@
 """Diff stage, values: compare two IR type expressions and describe them.
 
-Used by `diff_defs` for field types, list items, map values, alias targets and
+Used by `defs` for field types, list items, map values, alias targets and
 the members of untagged unions. `compare_value` returns raw findings as
 ``(kind, where, old, new, message)`` tuples, where `where` is a suffix for the
 member path (``[]`` for list items, ``{}`` for map values).
@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import ir
-from .ir import INT_FORMAT_BITS
+from .. import ir
+from ..ir import INT_FORMAT_BITS
 
 Finding = tuple[str, str, str | None, str | None, str]
 Bounds = tuple[float | None, float | None]
