@@ -1,4 +1,4 @@
-"""`acp-codegen diff` over the published history in ``../shared/acp-schemas``.
+"""`acp-codegen diff` over the published history in ``$ACP_SHARED/acp-schemas``.
 
 Every consecutive pair of revisions of each original path (MANIFEST.tsv, with
 ``also_at`` followed) is compared; facts known from that history are checked
@@ -22,7 +22,7 @@ from acp_codegen.errors import SchemaError
 from tests import corpus
 from tests.test_diff import mirrored
 
-pytestmark = pytest.mark.skipif(not corpus.available(), reason="shared ACP schema corpus absent")
+pytestmark = pytest.mark.skipif(not corpus.available(), reason=corpus.MISSING)
 
 #: The one revision no diff can read: for a few minutes the SessionUpdate tag was `kind`,
 #: which its tool-call variants also used as an ordinary (non-const) payload field.

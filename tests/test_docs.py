@@ -261,7 +261,7 @@ def test_docs_name_the_pinned_msgspec() -> None:
     pins = {
         (doc.name, pin)
         for doc in [*DOCS, REPO / "README.md"]
-        for pin in re.findall(r"msgspec==[0-9][^\s\"']*", doc.read_text(encoding="utf-8"))
+        for pin in re.findall(r"msgspec[=<>~][=0-9][^\s\"'`]*", doc.read_text(encoding="utf-8"))
     }
     assert pins, "the docs tell readers which msgspec to depend on"
     assert {pin for _, pin in pins} == {msgspec_pin()}, sorted(pins)
