@@ -1,4 +1,5 @@
-"""Deterministic output: same input, same bytes, whatever the hash seed.
+"""Deterministic output: same input, same bytes, whatever the hash seed, with either
+formatter (ruff and black) at the default and at another line length.
 
 Formatting is idempotent too.
 """
@@ -13,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from acp_codegen.format import format_sources
 from acp_codegen.pipeline import Job, generate
 from tests.conftest import OWN_SCHEMA
@@ -24,36 +27,89 @@ DIGEST_SCRIPT = """
 import hashlib, json, sys
 from pathlib import Path
 from acp_codegen.pipeline import Job, generate
-files = generate(Job(Path(sys.argv[1]), Path("out/pkg"), "pkg", take_all=True, target=sys.argv[2]))
+files = generate(Job(Path(sys.argv[1]), Path("out/pkg"), "pkg", take_all=True,
+                     target=sys.argv[2], formatter=sys.argv[3], line_length=int(sys.argv[4])))
 print(json.dumps({k: hashlib.sha256(v.encode()).hexdigest() for k, v in sorted(files.items())}))
 """
 
 
-def _digests_in_subprocess(schema: Path, seed: str, target: str) -> dict[str, str]:
+FORMATS = pytest.mark.parametrize(
+    ("formatter", "line_length"), [("ruff", 100), ("black", 100), ("ruff", 79)]
+)
+
+
+def _digests_in_subprocess(
+    schema: Path, seed: str, target: str, formatter: str, line_length: int
+) -> dict[str, str]:
     env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)}
-    proc = subprocess.run([sys.executable, "-c", DIGEST_SCRIPT, str(schema), target], env=env,
-                          cwd=REPO, capture_output=True, text=True, check=True)
+    argv = [sys.executable, "-c", DIGEST_SCRIPT, str(schema), target, formatter, str(line_length)]
+    proc = subprocess.run(argv, env=env, cwd=REPO, capture_output=True, text=True, check=True)
     result: dict[str, str] = json.loads(proc.stdout)
     return result
 
 
-def test_generate_twice_gives_identical_bytes(target: str) -> None:
-    job = Job(OWN_SCHEMA, Path("out/acp"), "acp", target=target)
+@FORMATS
+def test_generate_twice_gives_identical_bytes(
+    target: str, formatter: str, line_length: int
+) -> None:
+    job = Job(
+        OWN_SCHEMA,
+        Path("out/acp"),
+        "acp",
+        target=target,
+        formatter=formatter,
+        line_length=line_length,
+    )
     assert generate(job) == generate(job)
 
 
-def test_hash_seed_does_not_change_output(target: str) -> None:
+@pytest.mark.parametrize(("formatter", "line_length"), [("ruff", 100), ("black", 88)])
+def test_hash_seed_does_not_change_output(target: str, formatter: str, line_length: int) -> None:
     for schema in (OWN_SCHEMA, GOLDEN):
-        zero = _digests_in_subprocess(schema, "0", target)
-        one = _digests_in_subprocess(schema, "1", target)
+        zero = _digests_in_subprocess(schema, "0", target, formatter, line_length)
+        one = _digests_in_subprocess(schema, "1", target, formatter, line_length)
         assert zero == one
-        local = generate(Job(schema, Path("out/pkg"), "pkg", take_all=True, target=target))
+        local = generate(
+            Job(
+                schema,
+                Path("out/pkg"),
+                "pkg",
+                take_all=True,
+                target=target,
+                formatter=formatter,
+                line_length=line_length,
+            )
+        )
         assert zero == {k: hashlib.sha256(v.encode()).hexdigest() for k, v in sorted(local.items())}
 
 
-def test_formatting_is_idempotent(target: str) -> None:
-    files = generate(Job(OWN_SCHEMA, Path("out/acp"), "acp", target=target))
-    assert format_sources(files) == files
+@FORMATS
+def test_formatting_is_idempotent(target: str, formatter: str, line_length: int) -> None:
+    files = generate(
+        Job(
+            OWN_SCHEMA,
+            Path("out/acp"),
+            "acp",
+            target=target,
+            formatter=formatter,
+            line_length=line_length,
+        )
+    )
+    assert format_sources(files, formatter, line_length) == files
+
+
+def test_formatters_and_line_lengths_give_different_layouts() -> None:
+    layouts = {
+        (formatter, length): generate(
+            Job(OWN_SCHEMA, Path("out/acp"), "acp", formatter=formatter, line_length=length)
+        )["models.py"]
+        for formatter in ("ruff", "black")
+        for length in (79, 100)
+    }
+    assert len(set(layouts.values())) == 4
+    for (_, length), text in layouts.items():
+        code = [ln for ln in text.splitlines() if not ln.lstrip().startswith(("#", '"'))]
+        assert max(map(len, code)) <= length + 20  # formatters leave long strings whole
 
 
 def test_output_is_utf8_lf_without_timestamps() -> None:
@@ -68,5 +124,6 @@ def test_output_is_utf8_lf_without_timestamps() -> None:
             # The one hash lives in _provenance.py; no header carries it.
             assert ("INPUT_SHA256 = " in text) == (path == "_provenance.py"), path
             assert not any("sha256" in line for line in header), path
-            assert not any(re.search(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}", line)
-                           for line in header), path
+            assert not any(
+                re.search(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}", line) for line in header
+            ), path

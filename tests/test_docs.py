@@ -106,6 +106,7 @@ def sandbox(base: Path, checkout: Path) -> tuple[Path, dict[str, str]]:
         f"exec {shlex.quote(sys.executable)} -m acp_codegen",
         "python": f"exec {shlex.quote(sys.executable)}",
         "pre-commit": f"exec {shlex.quote(sys.executable)} -m pre_commit",
+        "pipx": f"exec {shlex.quote(sys.executable)} -m pipx",
     }
     for name, line in commands.items():
         (shims / name).write_text(f'#!/bin/sh\n{line} "$@"\n', encoding="utf-8")
@@ -235,12 +236,23 @@ def test_readme_quick_start(checkout: Path, tmp_path: Path) -> None:
     quick = [b for b in rest if b.lang == "bash"][0]
     steps = commands(quick.body)
     assert len(steps) <= MAX_QUICK_START_COMMANDS, steps
-    assert any(step.startswith("pip install") for step in steps)
+    assert any(".venv/bin/pip install" in step for step in steps)
+    assert steps[0].startswith("pipx install"), "the generator is installed apart"
     project, env = sandbox(tmp_path, checkout)
-    # The quick start makes its own virtual environment: none of the shims may leak in.
-    env["PATH"] = env["PATH"].split(os.pathsep, 1)[1]
+    # The quick start installs the generator with pipx and makes its own virtual
+    # environment: none of the other shims may leak in.
+    shims, env["PATH"] = env["PATH"].split(os.pathsep, 1)
+    tools = tmp_path / "pipx"
+    only_pipx = tmp_path / "pipx-shim"
+    only_pipx.mkdir()
+    (only_pipx / "pipx").symlink_to(Path(shims) / "pipx")
+    env.update(PIPX_HOME=str(tools / "home"), PIPX_BIN_DIR=str(tools / "bin"))
+    env["PATH"] = os.pathsep.join((str(only_pipx), str(tools / "bin"), env["PATH"]))
     run_document(rest, project, env, "README.md")
-    assert (project / ".venv" / "bin" / "acp-codegen").is_file()
+    assert (tools / "bin" / "acp-codegen").exists()
+    # Apart from the project: its environment has msgspec and no generator.
+    assert (project / ".venv" / "bin" / "python").is_file()
+    assert not (project / ".venv" / "bin" / "acp-codegen").exists()
 
 
 def test_harness_catches_drift(tmp_path: Path) -> None:
