@@ -359,35 +359,20 @@ class DefComparer:
             pairs.append((was, now))
         for value in gone:
             const = before[value].const_name
-            message = "value removed"
-            self.emit(
-                "enum.value_removed", group, str(value), const, None, message, f"{group}.{const}"
-            )
+            python = f"{group}.{const}"
+            self.emit("enum.value_removed", group, str(value), const, None, "value removed", python)
         for value in came:
             const = after[value].const_name
-            self.emit(
-                "enum.value_added",
-                group,
-                str(value),
-                None,
-                const,
-                "value added",
-                f"{group}.{const}",
-            )
+            python = f"{group}.{const}"
+            self.emit("enum.value_added", group, str(value), None, const, "value added", python)
         for was, now in pairs:
-            if before[was].const_name != after[now].const_name:
-                self.emit(
-                    "enum.constant_renamed",
-                    group,
-                    str(now),
-                    before[was].const_name,
-                    after[now].const_name,
-                    f"constant renamed from {group}.{before[was].const_name}",
-                    f"{group}.{after[now].const_name}",
-                )
-            self.doc(
-                group, str(now), before[was].doc, after[now].doc, f"{group}.{after[now].const_name}"
-            )
+            old_const, new_const = before[was].const_name, after[now].const_name
+            python = f"{group}.{new_const}"
+            if old_const != new_const:
+                message = f"constant renamed from {group}.{old_const}"
+                kind = "enum.constant_renamed"
+                self.emit(kind, group, str(now), old_const, new_const, message, python)
+            self.doc(group, str(now), before[was].doc, after[now].doc, python)
 
     # -- methods ----------------------------------------------------------------------------
     def methods(self, old: tuple[ir.Method, ...], new: tuple[ir.Method, ...]) -> None:
