@@ -8,7 +8,7 @@ options below, so reformatting the schema file does not change it.
 
 GENERATOR = "acp-codegen 0.1.0"
 SCHEMA = "session_update.schema.json"
-INPUT_SHA256 = "85664f255a9cef7a5b0086a55e1ea82e8e3eb83324959c6bfdececd833719512"
+INPUT_SHA256 = "2e7dcc8782254650b8ce93f3174472134a49eef6fea91b106f9ecdf322225c74"
 OPTIONS = {
     "package": "acp_session",
     "roots": ["PromptResponse"],

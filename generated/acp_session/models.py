@@ -96,6 +96,7 @@ __all__ = [
     "Terminal",
     "TerminalExitStatus",
     "TerminalId",
+    "TerminalOutput",
     "TerminalOutputChunk",
     "TerminalUpdate",
     "TextCommandInput",
@@ -698,10 +699,10 @@ class CompactionUpdate(
         | msgspec.UnsetType
     ) = msgspec.UNSET
     """Full replacement of the retained summary the user may see. `compaction_summary_chunk` appends to whatever is current."""
-    error: typing.Annotated[Error | None, _rt.lenient(msgspec.UNSET)] | msgspec.UnsetType = (
+    error: typing.Annotated[str | None, _rt.lenient(msgspec.UNSET)] | msgspec.UnsetType = (
         msgspec.UNSET
     )
-    """Why the compaction failed, when it did."""
+    """Human-readable text saying why the compaction failed."""
     meta: (
         typing.Annotated[dict[str, typing.Any] | None, _rt.lenient(msgspec.UNSET)]
         | msgspec.UnsetType
@@ -1030,6 +1031,8 @@ class PlanEntry(msgspec.Struct, kw_only=True, gc=False):
 class PlanFile(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="file"):
     """Plan content kept in a file the Client can open."""
 
+    plan_id: PlanId = msgspec.field(name="planId")
+    """The plan this file holds."""
     uri: str
     """Address of the plan file."""
     meta: (
@@ -1042,6 +1045,8 @@ class PlanFile(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="fi
 class PlanItems(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="items"):
     """Plan content given as a list of entries. Each update carries the whole list, which replaces the previous one."""
 
+    plan_id: PlanId = msgspec.field(name="planId")
+    """The plan these entries belong to."""
     entries: typing.Annotated[list[PlanEntry], _rt.skip_invalid]
     """Every entry of the plan with its current status."""
     meta: (
@@ -1054,6 +1059,8 @@ class PlanItems(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="i
 class PlanMarkdown(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="markdown"):
     """Plan content given as Markdown text."""
 
+    plan_id: PlanId = msgspec.field(name="planId")
+    """The plan this text belongs to."""
     content: str
     """The plan as Markdown."""
     meta: (
@@ -1080,14 +1087,10 @@ class PlanRemoved(
 class PlanUpdate(
     msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="plan_update"
 ):
-    """Creates or patches a plan, keyed by `planId`. `content` and `_meta` are patches: leaving one out keeps the stored value, `null` clears it, and a value replaces it."""
+    """Replaces the whole body of one plan. The plan is named by the `planId` inside `plan`; `_meta` is a patch: leaving it out keeps the stored value, `null` clears it, and a value overwrites the stored keys it names."""
 
-    plan_id: PlanId = msgspec.field(name="planId")
-    """The plan this update creates or patches."""
-    content: (
-        typing.Annotated[PlanUpdateContent | None, _rt.lenient(msgspec.UNSET)] | msgspec.UnsetType
-    ) = msgspec.UNSET
-    """Full replacement of the plan's body."""
+    plan: PlanUpdateContent
+    """The plan's new body, which names the plan it belongs to."""
     meta: (
         typing.Annotated[dict[str, typing.Any] | None, _rt.lenient(msgspec.UNSET)]
         | msgspec.UnsetType
@@ -1354,18 +1357,10 @@ class SessionMessageChunk(
 class SubagentUpdate(
     msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="subagent_update"
 ):
-    """Creates or patches the association between this session and a child session (a subagent), keyed by the child's `sessionId`. Every other field is a patch: leaving it out keeps the stored value, `null` clears it, and a value replaces it."""
+    """Creates or patches the association between this session and a child session (a subagent), keyed by the child's `sessionId`. `state` and `_meta` are patches: leaving one out keeps the stored value, `null` clears it, and a value replaces it."""
 
     session_id: SessionId = msgspec.field(name="sessionId")
     """The child session."""
-    parent_session_id: (
-        typing.Annotated[SessionId | None, _rt.lenient(msgspec.UNSET)] | msgspec.UnsetType
-    ) = msgspec.field(default=msgspec.UNSET, name="parentSessionId")
-    """The child's immediate parent session."""
-    title: typing.Annotated[str | None, _rt.lenient(msgspec.UNSET)] | msgspec.UnsetType = (
-        msgspec.UNSET
-    )
-    """Human-readable name for the child."""
     state: typing.Annotated[StateUpdate | None, _rt.lenient(msgspec.UNSET)] | msgspec.UnsetType = (
         msgspec.UNSET
     )
@@ -1411,15 +1406,27 @@ class TerminalExitStatus(msgspec.Struct, kw_only=True, gc=False):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
+class TerminalOutput(msgspec.Struct, kw_only=True, gc=False):
+    """A snapshot of a terminal's whole output, which replaces the bytes held so far."""
+
+    data: str
+    """The output bytes, base64-encoded."""
+    meta: (
+        typing.Annotated[dict[str, typing.Any] | None, _rt.lenient(msgspec.UNSET)]
+        | msgspec.UnsetType
+    ) = msgspec.field(default=msgspec.UNSET, name="_meta")
+    """Extension metadata that belongs to this one snapshot; it is not stored with the terminal. Leaving it out and `null` both mean there is none."""
+
+
 class TerminalOutputChunk(
     msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="terminal_output_chunk"
 ):
-    """Output text appended to an Agent-owned terminal's current `output`. Missing or stale output says nothing about whether the process is still alive."""
+    """Output bytes appended to an Agent-owned terminal's current `output`. Missing or stale output says nothing about whether the process is still alive."""
 
     terminal_id: TerminalId = msgspec.field(name="terminalId")
     """The terminal whose output grows."""
     data: str
-    """The text to append."""
+    """The bytes to append, base64-encoded on their own (not a slice of one longer encoding)."""
     meta: (
         typing.Annotated[dict[str, typing.Any] | None, _rt.lenient(msgspec.UNSET)]
         | msgspec.UnsetType
@@ -1442,10 +1449,10 @@ class TerminalUpdate(
         msgspec.UNSET
     )
     """Working directory of the command."""
-    output: typing.Annotated[str | None, _rt.lenient(msgspec.UNSET)] | msgspec.UnsetType = (
-        msgspec.UNSET
-    )
-    """Full replacement of the terminal's output text. `terminal_output_chunk` appends to whatever is current."""
+    output: (
+        typing.Annotated[TerminalOutput | None, _rt.lenient(msgspec.UNSET)] | msgspec.UnsetType
+    ) = msgspec.UNSET
+    """Full replacement of the terminal's output bytes. `terminal_output_chunk` appends to whatever is current."""
     exit_status: (
         typing.Annotated[TerminalExitStatus | None, _rt.lenient(msgspec.UNSET)] | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="exitStatus")

@@ -163,6 +163,7 @@ _RULES = _state.Rules(
             append=None,
             initial=(),
             finished=("exit_status", None),
+            decode=(("output", "data"),),
         ),
         TerminalOutputChunk: _state.EntityRule(
             "terminal",
@@ -172,17 +173,13 @@ _RULES = _state.Rules(
             append=("data", "output"),
             initial=(),
             finished=None,
+            decode=(("data", ""),),
         ),
         SubagentUpdate: _state.EntityRule(
             "subagent",
             "session_id",
             "upsert",
-            (
-                ("parent_session_id", "replace"),
-                ("title", "replace"),
-                ("state", "replace"),
-                ("meta", "merge"),
-            ),
+            (("state", "replace"), ("meta", "merge")),
             append=None,
             initial=(),
             finished=None,
@@ -191,10 +188,11 @@ _RULES = _state.Rules(
             "plan",
             "plan_id",
             "upsert",
-            (("content", "replace"), ("meta", "merge")),
+            (("plan", "set"), ("meta", "merge")),
             append=None,
             initial=(),
             finished=None,
+            path=(("plan", "plan"), ("plan_id", "planId")),
         ),
         PlanRemoved: _state.EntityRule(
             "plan",
@@ -290,7 +288,7 @@ _RULES = _state.Rules(
         "agent_message": ("content", "message_id", "meta"),
         "agent_thought": ("content", "message_id", "meta"),
         "compaction": ("compaction_id", "error", "meta", "status", "summary"),
-        "plan": ("content", "meta", "plan_id"),
+        "plan": ("meta", "plan", "plan_id"),
         "session_message": (
             "content",
             "message_id",
@@ -300,7 +298,7 @@ _RULES = _state.Rules(
             "sender_message_id",
             "sender_session_id",
         ),
-        "subagent": ("meta", "parent_session_id", "session_id", "state", "title"),
+        "subagent": ("meta", "session_id", "state"),
         "terminal": ("command", "cwd", "exit_status", "meta", "output", "terminal_id"),
         "tool_call": (
             "content",
