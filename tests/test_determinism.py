@@ -48,18 +48,16 @@ def _digests_in_subprocess(
     return result
 
 
+def _own(target: str, formatter: str, line_length: int) -> Job:
+    return Job(OWN_SCHEMA, Path("out/acp"), "acp", target=target, formatter=formatter,
+               line_length=line_length)
+
+
 @FORMATS
 def test_generate_twice_gives_identical_bytes(
     target: str, formatter: str, line_length: int
 ) -> None:
-    job = Job(
-        OWN_SCHEMA,
-        Path("out/acp"),
-        "acp",
-        target=target,
-        formatter=formatter,
-        line_length=line_length,
-    )
+    job = _own(target, formatter, line_length)
     assert generate(job) == generate(job)
 
 
@@ -85,16 +83,7 @@ def test_hash_seed_does_not_change_output(target: str, formatter: str, line_leng
 
 @FORMATS
 def test_formatting_is_idempotent(target: str, formatter: str, line_length: int) -> None:
-    files = generate(
-        Job(
-            OWN_SCHEMA,
-            Path("out/acp"),
-            "acp",
-            target=target,
-            formatter=formatter,
-            line_length=line_length,
-        )
-    )
+    files = generate(_own(target, formatter, line_length))
     assert format_sources(files, formatter, line_length) == files
 
 
