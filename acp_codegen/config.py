@@ -13,8 +13,8 @@ ways::
     out = "src/my_app/_vendor/acp_v1"
 
 Keys of a job: ``schema`` and ``out`` (required), ``package`` (defaults to the
-last part of ``out``), ``target``, ``formatter``, ``roots``, ``all`` and
-``overlays`` (files adding ``x-acp-*`` annotations). Paths are relative to the
+last part of ``out``), ``target``, ``formatter``, ``line_length``, ``roots``,
+``all`` and ``overlays`` (files adding ``x-acp-*`` annotations). Paths are relative to the
 pyproject.toml that holds them. Command-line flags override the keys of every
 selected job. Every mistake is a `UsageError` whose one line names the file,
 the table and the key.
@@ -30,13 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
-from .pipeline import FORMATTERS, Job, package_name_problem
+from .format import LINE_LENGTH, LINE_LENGTHS
+from .pipeline import FORMATTERS, Job, check_package_name, package_name_problem
 
 TABLE = "tool.acp-codegen"
 #: What ``Job`` headers record for a job that comes from the configuration unchanged.
 CONFIG_COMMAND = "acp-codegen generate"
 _STR_KEYS = ("schema", "out", "package", "target", "formatter")
-JOB_KEYS = (*_STR_KEYS, "roots", "all", "overlays")
+JOB_KEYS = (*_STR_KEYS, "line_length", "roots", "all", "overlays")
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class Overrides:
     target: str | None = None
     formatter: str | None = None
     overlays: tuple[Path, ...] = ()
+    line_length: int | None = None
 
     def any(self) -> bool:
         return any(
@@ -71,6 +73,7 @@ class Overrides:
                 self.target,
                 self.formatter,
                 self.overlays,
+                self.line_length,
             )
         )
 
@@ -170,11 +173,22 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
         raise UsageError(
             f"{label} key 'formatter' must be one of {', '.join(FORMATTERS)}, not {formatter!r}"
         )
+    line_length = entry.get("line_length", LINE_LENGTH)
+    if type(line_length) is not int or line_length not in LINE_LENGTHS:
+        raise UsageError(
+            f"{label} key 'line_length' must be a whole number from {LINE_LENGTHS.start} "
+            f"to {LINE_LENGTHS.stop - 1}, not {line_length!r}"
+        )
     out = base / entry["out"]
     package = entry.get("package", out.name)
     problem = package_name_problem(package)
-    if problem is not None:
+    if problem is not None and "package" in entry:
         raise UsageError(f"{label} key 'package' {problem}: {package!r}")
+    if problem is not None:
+        raise UsageError(
+            f"{label} has no key 'package', and the name taken from key 'out' "
+            f"({entry['out']!r} -> {package!r}) {problem}; add a package key"
+        )
     return Job(
         schema=base / entry["schema"],
         out=out,
@@ -183,6 +197,7 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
         take_all=take_all,
         target=entry.get("target", "msgspec"),
         formatter=formatter,
+        line_length=line_length,
         overlays=tuple(base / o for o in overlays),
         command=CONFIG_COMMAND,
     )
@@ -222,7 +237,7 @@ def override(job: Job, flags: Overrides) -> Job:
     if not flags.any():
         return job
     out = flags.out or job.out
-    package = flags.package or (out.name if flags.out else job.package)
+    package = flags.package or (derived_package(out) if flags.out else job.package)
     return replace(
         job,
         schema=flags.schema or job.schema,
@@ -232,6 +247,7 @@ def override(job: Job, flags: Overrides) -> Job:
         take_all=flags.take_all or job.take_all,
         target=flags.target or job.target,
         formatter=flags.formatter or job.formatter,
+        line_length=flags.line_length or job.line_length,
         overlays=flags.overlays or job.overlays,
         command="",
     )
@@ -245,7 +261,7 @@ def job_from_flags(flags: Overrides) -> Job:
         )
     package = flags.package
     out = flags.out or Path("generated") / (package or "acp_session").rsplit(".", 1)[-1]
-    package = package or out.name
+    package = package or derived_package(out)
     return Job(
         flags.schema,
         out,
@@ -254,8 +270,21 @@ def job_from_flags(flags: Overrides) -> Job:
         flags.take_all,
         target=flags.target or "msgspec",
         formatter=flags.formatter or "ruff",
+        line_length=flags.line_length or LINE_LENGTH,
         overlays=flags.overlays,
     )
+
+
+def derived_package(out: Path) -> str:
+    """The package name a job without ``--package`` takes from the last part of ``--out``."""
+    try:
+        check_package_name(out.name)
+    except UsageError:
+        raise UsageError(
+            f"package name {out.name!r}, taken from --out {out.as_posix()}, is not a dotted "
+            "Python name; pass --package NAME"
+        ) from None
+    return out.name
 
 
 def _relative_base(folder: Path, cwd: Path) -> Path:

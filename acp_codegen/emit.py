@@ -346,3 +346,30 @@ def _alive(pid: int) -> bool:
     except (PermissionError, OverflowError):
         return True
     return True
+
+
+def tree_state(out: Path) -> str:
+    """``"missing"`` (absent or empty), ``"generated"`` (has our marker) or ``"foreign"``."""
+    try:
+        entries = os.listdir(out)
+    except FileNotFoundError:
+        return "missing"
+    except NotADirectoryError:
+        return "foreign"
+    if not entries:
+        return "missing"
+    return "generated" if MARKER in entries else "foreign"
+
+
+def write_file(path: Path, text: str) -> None:
+    """Replace one file atomically: a sibling temporary file renamed over it."""
+    path = path.absolute()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, scratch = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+        os.replace(scratch, path)
+    except BaseException:
+        Path(scratch).unlink(missing_ok=True)
+        raise

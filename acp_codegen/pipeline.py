@@ -22,11 +22,12 @@ from . import (
     lower_pydantic,
     naming,
     overlay,
+    provenance,
     render,
     semantics,
 )
 from .errors import UsageError
-from .format import format_sources
+from .format import FORMATTERS, LINE_LENGTH, format_sources, require
 
 TEMPLATES = {
     "__init__.py": "__init__.py.j2",
@@ -79,8 +80,7 @@ TARGETS = {
         requires=("pydantic", "pydantic"),
     ),
 }
-#: ``ruff`` runs the pinned formatter; ``none`` keeps the rendered text as is.
-FORMATTERS = ("ruff", "none")
+__all__ = ["FORMATTERS", "LINE_LENGTH", "TARGETS", "Job", "generate"]
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,7 @@ class Job:
     take_all: bool = False
     target: str = "msgspec"
     formatter: str = "ruff"
+    line_length: int = LINE_LENGTH
     #: Overlay files adding x-acp-* annotations to a schema we did not write.
     overlays: tuple[Path, ...] = ()
     #: The command recorded in file headers; defaults to the equivalent CLI call.
@@ -116,7 +117,20 @@ class Job:
             parts.append(f"--target {self.target}")
         if self.formatter != "ruff":
             parts.append(f"--formatter {self.formatter}")
+        if self.line_length != LINE_LENGTH:
+            parts.append(f"--line-length {self.line_length}")
         return " ".join(parts)
+
+    def options(self) -> dict[str, object]:
+        """The keys that shape the output (besides the schema), for the provenance hash."""
+        return {
+            "package": self.package,
+            "roots": list(self.roots),
+            "all": self.take_all,
+            "target": self.target,
+            "formatter": self.formatter,
+            "line_length": self.line_length,
+        }
 
 
 def package_name_problem(package: str) -> str | None:
@@ -143,11 +157,12 @@ def check_package_name(package: str) -> None:
         raise UsageError(f"--package {package!r} {problem}")
 
 
-def build_module(job: Job) -> ir.Module:
+def load_schema(job: Job) -> load.LoadedSchema:
+    """The job's schema with its overlays applied."""
     loaded = load.load_path(job.schema)
     for path in job.overlays:
         loaded = overlay.apply_overlay(loaded, path)
-    return build.build(loaded, job.roots, job.take_all)
+    return loaded
 
 
 def generate(job: Job) -> dict[str, str]:
@@ -157,14 +172,18 @@ def generate(job: Job) -> dict[str, str]:
     if target is None:
         raise UsageError(f"unknown target {job.target!r} (available: {', '.join(TARGETS)})")
     target.check_installed(job.target)
-    if job.formatter not in FORMATTERS:
-        raise UsageError(
-            f"unknown formatter {job.formatter!r} (available: {', '.join(FORMATTERS)})"
-        )
-    module = build_module(job)
+    require(job.formatter)
+    loaded = load_schema(job)
+    module = build.build(loaded, job.roots, job.take_all)
     limits.check_model_chains(module, job.target)
     view = target.lower(module)
-    provenance = render.Provenance(job.schema.name, module.sha256, job.regenerate_command())
+    options = job.options()
+    record = render.Provenance(
+        job.schema.name,
+        job.regenerate_command(),
+        provenance.input_sha256(loaded.document, options),
+        tuple(options.items()),
+    )
     codec_names = ["DecodeError", "decode", "encode"]
     if view.update_union:
         codec_names.append("decode_update")
@@ -198,7 +217,7 @@ def generate(job: Job) -> dict[str, str]:
             {n for n in (view.update_union, view.notification) if n}, key=naming.import_key
         ),
         "view": view,
-        "provenance": provenance,
+        "provenance": record,
         "title": module.title or "ACP bindings",
         "codec_names": codec_names,
         "dispatch_names": dispatch_names,
@@ -209,17 +228,17 @@ def generate(job: Job) -> dict[str, str]:
         "state_names": state_names,
         "state_imports": _state_imports(spec),
     }
-    templates = dict(target.templates)
+    templates = {**target.templates, "_provenance.py": "_provenance.py.j2"}
     if spec is not None:
         templates["state.py"] = "state.py.j2"
     files = render.render(templates, context)
-    header = render.header(provenance)
+    header = render.header(record)
     for name, source in target.runtime.items():
         files[name] = header + render.runtime_source(source)
     if spec is not None:
         files["_state.py"] = header + render.runtime_source("_state.py")
     files["py.typed"] = ""
-    return format_sources(files) if job.formatter == "ruff" else files
+    return format_sources(files, job.formatter, job.line_length)
 
 
 def _state_imports(spec: semantics.ReducerSpec | None) -> list[str]:

@@ -91,7 +91,8 @@ BAD_CONFIGS = [
     (
         "unknown-key-no-hint",
         '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\nzzz = 1',
-        "unknown key 'zzz' (known: schema, out, package, target, formatter, roots, all, overlays)",
+        "unknown key 'zzz' (known: schema, out, package, target, formatter, line_length, roots, "
+        "all, overlays)",
     ),
     (
         "missing-out",
@@ -120,8 +121,8 @@ BAD_CONFIGS = [
     ),
     (
         "formatter",
-        '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\nformatter = "black"',
-        "key 'formatter' must be one of ruff, none, not 'black'",
+        '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\nformatter = "yapf"',
+        "key 'formatter' must be one of ruff, black, none, not 'yapf'",
     ),
     (
         "package",
@@ -217,7 +218,7 @@ def test_generate_all_then_select_and_override(
     )
     moved = invoke(root, "generate", "--job", "two", "--out", "alt/acp", monkeypatch=monkeypatch)
     assert moved.exit_code == 0, moved.output
-    header = (root / "alt/acp/models.py").read_text().splitlines()[3]
+    header = (root / "alt/acp/models.py").read_text().splitlines()[1]
     assert (
         header
         == "# Regenerate with: acp-codegen generate --schema s.json --out alt/acp --package acp"
@@ -329,7 +330,7 @@ def test_overlay_flag_and_key_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     flags = ["--schema", str(schema), "--overlay", str(overlay), "--out", "flagged/acp"]
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
     assert invoke(tmp_path, "generate", *flags, monkeypatch=monkeypatch).exit_code == 0
-    header = (tmp_path / "flagged/acp/models.py").read_text().splitlines()[3]
+    header = (tmp_path / "flagged/acp/models.py").read_text().splitlines()[1]
     assert header.endswith(f"--overlay {overlay.as_posix()}")
     recorded = header.split("acp-codegen generate ", 1)[1].split()
     assert invoke(tmp_path, "check", "-q", *recorded, monkeypatch=monkeypatch).exit_code == 0
@@ -360,7 +361,7 @@ def test_a_schema_on_the_command_line_starts_its_own_job(
     result = invoke(root, "generate", "--schema", "other.json", "--out", "adhoc",
                     "--package", "adhoc", monkeypatch=monkeypatch)
     assert result.exit_code == 0, result.output
-    header = (root / "adhoc/models.py").read_text().splitlines()[3]
+    header = (root / "adhoc/models.py").read_text().splitlines()[1]
     assert header == ("# Regenerate with: acp-codegen generate --schema other.json "
                       "--out adhoc --package adhoc")
     assert "import msgspec" in (root / "adhoc/models.py").read_text()  # not the job's target
@@ -368,4 +369,4 @@ def test_a_schema_on_the_command_line_starts_its_own_job(
     chosen = invoke(root, "generate", "--job", "own", "--schema", "other.json",
                     monkeypatch=monkeypatch)
     assert chosen.exit_code == 0, chosen.output
-    assert "--root N" in (root / "out/own/models.py").read_text().splitlines()[3]
+    assert "--root N" in (root / "out/own/models.py").read_text().splitlines()[1]

@@ -38,10 +38,10 @@ NOTIFICATION = json.dumps(
 
 
 def msgspec_pin() -> str:
-    """The msgspec requirement pinned in pyproject.toml, e.g. ``msgspec==0.23.0``."""
+    """The msgspec requirement in pyproject.toml, e.g. ``msgspec>=0.21,<1``."""
     text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
-    match = re.search(r'"(msgspec==[^"]+)"', text)
-    assert match, "pyproject.toml pins msgspec"
+    match = re.search(r'"(msgspec[=<>!~][^"]+)"', text)
+    assert match, "pyproject.toml names a msgspec range"
     return match.group(1)
 
 

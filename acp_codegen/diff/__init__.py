@@ -16,6 +16,6 @@ Nothing in the generator imports this package except the top-level CLI.
 
 from __future__ import annotations
 
-from .compare import METHODS, Change, Report, compare, diff_paths, select
+from .compare import METHODS, Change, Report, Selection, compare, diff_paths, select
 
-__all__ = ["METHODS", "Change", "Report", "compare", "diff_paths", "select"]
+__all__ = ["METHODS", "Change", "Report", "Selection", "compare", "diff_paths", "select"]
