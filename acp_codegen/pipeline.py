@@ -1,25 +1,20 @@
 """The whole pipeline as one call: schema path -> formatted files.
 
-load -> build -> lower (``lower_msgspec`` or ``lower_pydantic``, chosen by
-`Job.target`) -> render -> format. `emit` is left to the caller, which either
+load -> build -> lower (the lowering of the target `Job.target` names, from the
+registry in `targets`) -> render -> format. `emit` is left to the caller, which either
 writes the files or diffs them against disk.
 """
 
 from __future__ import annotations
 
-import importlib
 import keyword
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import (
     build,
-    ir,
     limits,
     load,
-    lower_msgspec,
-    lower_pydantic,
     naming,
     overlay,
     provenance,
@@ -28,58 +23,11 @@ from . import (
 )
 from .errors import UsageError
 from .format import FORMATTERS, LINE_LENGTH, format_sources, require
+from .target import MODULES, STATE_MODULE
+from .targets import TARGETS
+from .views import View
 
-TEMPLATES = {
-    "__init__.py": "__init__.py.j2",
-    "models.py": "models.py.j2",
-    "dispatch.py": "dispatch.py.j2",
-    "codec.py": "codec.py.j2",
-}
 PUBLIC_RUNTIME = ("UNSET", "DecodeError", "UnsetType")
-
-
-@dataclass(frozen=True)
-class Target:
-    """What differs between model libraries: the lowering, templates and runtime files."""
-
-    lower: Callable[[ir.Module], lower_msgspec.View]
-    templates: dict[str, str]
-    #: package file name -> hand-written source under ``acp_codegen/runtime/``
-    runtime: dict[str, str]
-    #: A library the generator itself imports for this target, and the extra that installs it.
-    requires: tuple[str, str] | None = None
-
-    def check_installed(self, name: str) -> None:
-        """Refuse, in one line, a target whose library is not installed."""
-        if self.requires is None:
-            return
-        library, extra = self.requires
-        try:
-            importlib.import_module(library)
-        except ImportError:
-            raise UsageError(
-                f"--target {name} needs {library}, which is not installed; "
-                f"run: pip install 'acp-codegen[{extra}]'"
-            ) from None
-
-
-TARGETS = {
-    "msgspec": Target(
-        lower_msgspec.lower,
-        TEMPLATES,
-        {name: name for name in ("_base.py", "_unions.py", "_convert.py", "_runtime.py")},
-    ),
-    "pydantic": Target(
-        lower_pydantic.lower,
-        {
-            **TEMPLATES,
-            "models.py": "pydantic/models.py.j2",
-            "codec.py": "pydantic/codec.py.j2",
-        },
-        {"_base.py": "_base.py", "_runtime.py": "_runtime_pydantic.py"},
-        requires=("pydantic", "pydantic"),
-    ),
-}
 __all__ = ["FORMATTERS", "LINE_LENGTH", "TARGETS", "Job", "generate"]
 
 
@@ -171,7 +119,7 @@ def generate(job: Job) -> dict[str, str]:
     target = TARGETS.get(job.target)
     if target is None:
         raise UsageError(f"unknown target {job.target!r} (available: {', '.join(TARGETS)})")
-    target.check_installed(job.target)
+    target.check_installed()
     require(job.formatter)
     loaded = load_schema(job)
     module = build.build(loaded, job.roots, job.take_all)
@@ -228,15 +176,11 @@ def generate(job: Job) -> dict[str, str]:
         "state_names": state_names,
         "state_imports": _state_imports(spec),
     }
-    templates = {**target.templates, "_provenance.py": "_provenance.py.j2"}
-    if spec is not None:
-        templates["state.py"] = "state.py.j2"
-    files = render.render(templates, context)
-    header = render.header(record)
-    for name, source in target.runtime.items():
-        files[name] = header + render.runtime_source(source)
-    if spec is not None:
-        files["_state.py"] = header + render.runtime_source("_state.py")
+    modules = MODULES + ((STATE_MODULE,) if spec is not None else ())
+    files = render.render(modules, context, target.name)
+    header = render.header(record, target.name)
+    for name, source in target.runtime_files(spec is not None).items():
+        files[name] = header + source.read_text(encoding="utf-8")
     files["py.typed"] = ""
     return format_sources(files, job.formatter, job.line_length)
 
@@ -250,7 +194,7 @@ def _state_imports(spec: semantics.ReducerSpec | None) -> list[str]:
     return sorted(names, key=naming.import_key)
 
 
-def _dispatch_imports(view: lower_msgspec.View) -> set[str]:
+def _dispatch_imports(view: View) -> set[str]:
     names: set[str] = set()
     for table in view.tables:
         names.update(table.classes)

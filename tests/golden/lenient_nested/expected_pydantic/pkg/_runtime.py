@@ -57,7 +57,6 @@ __all__ = [
     "lenient",
     "load_json",
     "rebuild",
-    "shape_union",
     "skip_invalid",
     "tagged_union",
     "wire_validator",
@@ -317,15 +316,6 @@ def _fresh_label(base: str, taken: Mapping[str, Any]) -> str:
     while label in taken:
         label = f"<{label}>"
     return label
-
-
-def shape_union(name: str, *members: Any) -> Any:
-    """An untagged union (`name` in errors) of members told apart by shape.
-
-    Pydantic's smart mode picks the member that fits best, which for open objects
-    is the one that keeps the most keys; ties go to the first in schema order.
-    """
-    return functools.reduce(lambda a, b: typing.Union[a, b], members)  # noqa: UP007
 
 
 # -- decoding -------------------------------------------------------------------------------

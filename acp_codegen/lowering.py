@@ -1,24 +1,25 @@
-"""Render preparation for the msgspec target: IR -> template view.
+"""Stage 3, lower: the part of IR -> template view that no model library changes.
 
-Takes an `ir.Module` and returns a `View`: plain frozen records holding every
-annotation string, default and table row the templates print, so templates
-only loop and substitute. Types are written twice where Python's static and
-runtime views must differ: mypy sees an open union with its ``Unknown*`` class,
-while msgspec sees the native union of known variants plus a descriptor that
-the runtime's slow path reads.
+Every target's lowering is a `Lowering` subclass. This base does the
+target-neutral work once: the order type aliases are defined in, the enum and
+tagged-union spellings (both call the runtime contract, see `target`), the
+variant tables, the handler protocol and its dispatch rows (with the check that
+no two members take one handler name), the method table, and assembling the
+`View`. A target supplies only what its library spells differently: scalars
+with constraints (`prim`), lists (`list_of`), untagged unions (`union_of`,
+`shape_alias`) and structs with their fields (`struct`).
 """
 
 from __future__ import annotations
 
-import re
+import json
+from abc import ABC, abstractmethod
 
 from . import ir, naming
 from .errors import SchemaError
-from .ir import INT_FORMAT_BITS
 from .views import (
     AliasView,
     EnumView,
-    FieldView,
     HandlerView,
     MethodView,
     StructView,
@@ -27,13 +28,47 @@ from .views import (
     View,
 )
 
-#: Characters msgspec refuses in a renamed field's wire name.
-_UNRENAMABLE = re.compile(r'[\\"\x00-\x1f]')
+#: The Python spelling of each primitive, before any constraint is attached.
+BASE_TYPES = {
+    "str": "str",
+    "int": "int",
+    "float": "float",
+    "bool": "bool",
+    "any": "typing.Any",
+    "null": "None",
+}
 
 
-class Lowerer:
+class Lowering(ABC):
+    """IR module -> `View`; subclasses fill in the library-specific spellings."""
+
     def __init__(self, module: ir.Module) -> None:
         self.module = module
+
+    # -- library-specific hooks ---------------------------------------------------------------
+    @abstractmethod
+    def prim(self, prim: ir.Prim) -> str:
+        """A scalar with its format and constraints."""
+
+    @abstractmethod
+    def list_of(self, expr: ir.ListOf, skip_invalid: bool) -> str:
+        """A list, with its item count bound and the skip-invalid-items marker."""
+
+    @abstractmethod
+    def union_of(self, expr: ir.UnionOf, skip_invalid: bool) -> str:
+        """An inline union told apart by shape."""
+
+    @abstractmethod
+    def shape_alias(self, node: ir.ShapeUnion) -> AliasView:
+        """A named union told apart by shape."""
+
+    @abstractmethod
+    def struct(self, node: ir.Struct) -> StructView:
+        """A model class with its fields."""
+
+    def library_imports(self) -> tuple[str, ...]:
+        """Modules the models import besides the target's own, found while lowering."""
+        return ()
 
     # -- type expressions ---------------------------------------------------------------------
     def expr(self, expr: ir.TypeExpr, skip_invalid: bool = False) -> str:
@@ -42,134 +77,23 @@ class Lowerer:
         if isinstance(expr, ir.Ref):
             return expr.name
         if isinstance(expr, ir.ListOf):
-            text = f"list[{self.expr(expr.item)}]"
-            metas = []
-            if expr.constraints.min_items is not None:
-                metas.append(f"msgspec.Meta(min_length={expr.constraints.min_items!r})")
-            if skip_invalid:
-                metas.append("_rt.skip_invalid")
-            return f"typing.Annotated[{text}, {', '.join(metas)}]" if metas else text
+            return self.list_of(expr, skip_invalid)
         if isinstance(expr, ir.MapOf):
             return f"dict[str, {self.expr(expr.value)}]"
         if isinstance(expr, ir.LiteralOf):
             return f"typing.Literal[{', '.join(repr(v) for v in expr.values)}]"
         if isinstance(expr, ir.Nullable):
             return f"{self.expr(expr.inner, skip_invalid)} | None"
-        if self.native_union(expr.members):
-            return " | ".join(self.expr(m, skip_invalid) for m in expr.members)
-        return "typing.Any"
+        return self.union_of(expr, skip_invalid)
 
-    def prim(self, prim: ir.Prim) -> str:
-        base = {
-            "str": "str",
-            "int": "int",
-            "float": "float",
-            "bool": "bool",
-            "any": "typing.Any",
-            "null": "None",
-        }[prim.kind]
-        args: dict[str, object] = {}
-        c = prim.constraints
-        if prim.kind == "int" and prim.format in INT_FORMAT_BITS:
-            unsigned, bits = INT_FORMAT_BITS[prim.format]
-            args["ge"] = 0 if unsigned else -(2 ** (bits - 1))
-            args["le"] = 2**bits - 1 if unsigned else 2 ** (bits - 1) - 1
-        numeric = prim.kind in ("int", "float")  # JSON Schema bounds only numbers
-        if c.minimum is not None and numeric:
-            args["ge"] = max(c.minimum, args.get("ge", c.minimum))  # type: ignore[call-overload]
-        if c.maximum is not None and numeric:
-            args["le"] = min(c.maximum, args.get("le", c.maximum))  # type: ignore[call-overload]
-        if c.min_length is not None and prim.kind == "str":
-            args["min_length"] = c.min_length
-        if c.pattern is not None and prim.kind == "str":
-            args["pattern"] = c.pattern
-        if args.get("le", 0) > 2**63 - 1:  # type: ignore[operator]
-            del args["le"]  # msgspec bounds must fit int64; uint64 keeps only ge=0
-        if prim.kind == "float":
-            args = {k: float(v) for k, v in args.items()}  # type: ignore[arg-type]
-        if not args or prim.kind not in ("str", "int", "float"):
-            return base
-        meta = ", ".join(f"{k}={v!r}" for k, v in sorted(args.items()))
-        return f"typing.Annotated[{base}, msgspec.Meta({meta})]"
+    def field_doc(self, field: ir.Field) -> str:
+        """A field's docstring, with the schema default (which is not applied) noted."""
+        if field.default is ir.NO_DEFAULT:
+            return field.doc
+        note = f"Schema default: {json_text(field.default)}."
+        return (field.doc + "\n\n" if field.doc else "") + note
 
-    # -- msgspec union rules ------------------------------------------------------------------
-    def kind(self, expr: ir.TypeExpr) -> str:
-        """The msgspec union slot a type occupies."""
-        if isinstance(expr, ir.Prim):
-            return {"float": "float", "any": "any"}.get(expr.kind, expr.kind)
-        if isinstance(expr, ir.ListOf):
-            return "array"
-        if isinstance(expr, ir.MapOf):
-            return "object"
-        if isinstance(expr, ir.LiteralOf):
-            return "int" if all(isinstance(v, int) for v in expr.values) else "str"
-        if isinstance(expr, ir.Nullable):
-            return self.kind(expr.inner)
-        if isinstance(expr, ir.UnionOf):
-            return "custom"
-        node = self.module.get(expr.name)
-        if isinstance(node, ir.Struct):
-            return "tagged" if node.tag else "object"
-        if isinstance(node, ir.Enum):
-            return node.base if not node.open else "custom"
-        if isinstance(node, ir.Alias):
-            return self.kind(node.target)
-        if isinstance(node, ir.TaggedUnion):
-            # The runtime makes a union of fewer than two struct variants a custom type.
-            return "tagged" if sum(not v.nested for v in node.variants) > 1 else "custom"
-        return "object" if self.native_union(node.members) else "custom"
-
-    def native_union(self, members: tuple[ir.TypeExpr, ...]) -> bool:
-        kinds = [self.kind(m) for m in members if m != ir.Prim("null")]
-        if "any" in kinds or "custom" in kinds and len(kinds) > 1:
-            return False
-        if "tagged" in kinds and "object" in kinds:
-            return False
-        singles = [k for k in kinds if k != "tagged"]
-        return len(singles) == len(set(singles))
-
-    # -- definitions --------------------------------------------------------------------------
-    def struct(self, node: ir.Struct) -> StructView:
-        # gc=False: decoded JSON cannot form reference cycles, and untracked structs
-        # decode faster and keep the garbage collector out of large streams.
-        options = ["kw_only=True", "gc=False"]
-        if node.tag:
-            options += [f"tag_field={node.tag.field!r}", f"tag={node.tag.value!r}"]
-        return StructView(
-            node.name, node.doc, ", ".join(options), tuple(self.field(f) for f in node.fields)
-        )
-
-    def field(self, field: ir.Field) -> FieldView:
-        annotation = self.expr(field.type, field.skip_invalid_items)
-        if field.default_on_error:
-            annotation = f"typing.Annotated[{annotation}, _rt.lenient({self.on_error(field)})]"
-        name_arg = f", name={field.wire!r}" if field.attr != field.wire else ""
-        if name_arg and _UNRENAMABLE.search(field.wire):
-            raise SchemaError(
-                f"property name {field.wire!r} holds a quote, backslash or control character, "
-                "which msgspec does not allow as a field's wire name",
-                field.pointer,
-                self.module.source,
-            )
-        if field.required:
-            default = f"msgspec.field(name={field.wire!r})" if name_arg else None
-        else:
-            annotation += " | msgspec.UnsetType"
-            default = (
-                f"msgspec.field(default=msgspec.UNSET{name_arg})" if name_arg else "msgspec.UNSET"
-            )
-        doc = field.doc
-        if field.default is not ir.NO_DEFAULT:
-            doc = (doc + "\n\n" if doc else "") + f"Schema default: {_json(field.default)}."
-        return FieldView(field.attr, annotation, default, doc)
-
-    def on_error(self, field: ir.Field) -> str:
-        # A bad value becomes the schema default, else counts as omitted: for patch
-        # fields null would mean "clear", which a malformed value must not do.
-        if field.default is not ir.NO_DEFAULT:
-            return repr(field.default)
-        return "msgspec.UNSET"
-
+    # -- enums and tagged unions: spelled through the runtime contract --------------------------
     def enum(self, node: ir.Enum) -> EnumView:
         base = {
             ("str", True): "_rt.OpenStrEnum",
@@ -198,13 +122,7 @@ class Lowerer:
         )
         return AliasView(node.name, node.doc, " | ".join(static) or "typing.Any", runtime)
 
-    def shape_alias(self, node: ir.ShapeUnion) -> AliasView:
-        static = " | ".join(self.expr(m) for m in node.members)
-        if self.native_union(node.members):
-            return AliasView(node.name, node.doc, static, None)
-        members = ", ".join(self.expr(m) for m in node.members)
-        return AliasView(node.name, node.doc, static, f"_rt.shape_union({node.name!r}, {members})")
-
+    # -- alias order --------------------------------------------------------------------------
     def alias_deps(self, node: ir.Def) -> set[str]:
         """Names of other aliases an alias's runtime expression evaluates eagerly."""
         refs: set[str] = set()
@@ -329,6 +247,7 @@ class Lowerer:
             MethodView(k, v["side"], v["params"], v["result"]) for k, v in sorted(by_method.items())
         )
 
+    # -- the whole view -----------------------------------------------------------------------
     def view(self) -> View:
         module = self.module
         enums = tuple(self.enum(d) for d in module.defs if isinstance(d, ir.Enum))
@@ -363,6 +282,7 @@ class Lowerer:
             module.notification,
             module.update_union,
             module.update_field,
+            self.library_imports(),
         )
 
 
@@ -380,14 +300,6 @@ def _refs(expr: ir.TypeExpr) -> set[str]:
     return set()
 
 
-def _json(value: object) -> str:
-    import json
-
+def json_text(value: object) -> str:
+    """A schema value as canonical JSON text, for docstrings."""
     return json.dumps(value, sort_keys=True, ensure_ascii=True)
-
-
-__all__ = ["FieldView", "Lowerer", "StructView", "View", "lower"]
-
-
-def lower(module: ir.Module) -> View:
-    return Lowerer(module).view()

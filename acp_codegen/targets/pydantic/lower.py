@@ -1,25 +1,24 @@
 """Render preparation for the pydantic v2 target: IR -> template view.
 
-Takes an `ir.Module` and returns the same `lower_msgspec.View` records the
-msgspec target uses, filled with pydantic spellings: models derive from the
-runtime's strict `Model`, optional fields default to `UNSET` (pydantic's
+Fills the `lowering.Lowering` hooks with pydantic spellings: models derive from
+the runtime's strict `Model`, optional fields default to `UNSET` (pydantic's
 ``MISSING``), a field whose wire name differs from its attribute carries a
 ``pydantic.Field(alias=...)``, and a tagged variant carries its tag as a
-``Literal`` field written first. Unions, enums, dispatch tables, handlers and the
-method table do not depend on the model library, so they are inherited from the
-msgspec lowering unchanged; the runtime file supplies pydantic versions of the
-``_rt.tagged_union`` / ``_rt.shape_union`` helpers they call.
+``Literal`` field written first. Untagged unions are plain ``A | B``: pydantic's
+smart mode tells members apart by shape, so no runtime helper is needed.
+Enums, tagged unions, tables, handlers and the method table come from the
+shared lowering; the runtime supplies ``_rt.tagged_union`` for them.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import cache
 
-from . import ir, naming
-from .errors import SchemaError
-from .ir import INT_FORMAT_BITS
-from .lower_msgspec import FieldView, Lowerer, StructView, View, _json
+from ... import ir, naming
+from ...errors import SchemaError
+from ...ir import INT_FORMAT_BITS
+from ...lowering import BASE_TYPES, Lowering
+from ...views import AliasView, FieldView, StructView, View
 
 
 @cache
@@ -33,35 +32,39 @@ def model_reserved_names() -> frozenset[str]:
     return frozenset(name for name in dir(pydantic.BaseModel) if not name.startswith("__"))
 
 
-class PydanticLowerer(Lowerer):
-    """The msgspec lowering with pydantic field, constraint and model spellings."""
+class PydanticLowering(Lowering):
+    """Pydantic field, constraint and model spellings."""
 
     def __init__(self, module: ir.Module) -> None:
         super().__init__(module)
         self.libraries: set[str] = set()
+
+    def library_imports(self) -> tuple[str, ...]:
+        return tuple(sorted(self.libraries))
 
     def use(self, library: str, text: str) -> str:
         """Note that `text` needs `library` imported, and return it."""
         self.libraries.add(library)
         return text
 
-    def expr(self, expr: ir.TypeExpr, skip_invalid: bool = False) -> str:
-        if isinstance(expr, ir.ListOf):
-            text = f"list[{self.expr(expr.item)}]"
-            if expr.constraints.min_items is not None:
-                size = self.use(
-                    "annotated_types", f"annotated_types.MinLen({expr.constraints.min_items!r})"
-                )
-                text = f"typing.Annotated[{text}, {size}]"
-            return text
-        if isinstance(expr, ir.Nullable):
-            return f"{self.expr(expr.inner)} | None"
-        if isinstance(expr, ir.UnionOf):
-            return " | ".join(self.expr(m) for m in expr.members)
-        return super().expr(expr, skip_invalid)
+    def list_of(self, expr: ir.ListOf, skip_invalid: bool) -> str:
+        # Skipping invalid items is the field's `_rt.skip_invalid` marker, not the list's.
+        text = f"list[{self.expr(expr.item)}]"
+        if expr.constraints.min_items is not None:
+            size = self.use(
+                "annotated_types", f"annotated_types.MinLen({expr.constraints.min_items!r})"
+            )
+            text = f"typing.Annotated[{text}, {size}]"
+        return text
+
+    def union_of(self, expr: ir.UnionOf, skip_invalid: bool) -> str:
+        return " | ".join(self.expr(m) for m in expr.members)
+
+    def shape_alias(self, node: ir.ShapeUnion) -> AliasView:
+        return AliasView(node.name, node.doc, " | ".join(self.expr(m) for m in node.members), None)
 
     def prim(self, prim: ir.Prim) -> str:
-        base = super().prim(ir.Prim(prim.kind))  # the bare type: no format, no constraints
+        base = BASE_TYPES[prim.kind]
         if prim.kind not in ("str", "int", "float"):
             return base
         c = prim.constraints
@@ -135,10 +138,7 @@ class PydanticLowerer(Lowerer):
                 if alias
                 else "_rt.UNSET"
             )
-        doc = field.doc
-        if field.default is not ir.NO_DEFAULT:
-            doc = (doc + "\n\n" if doc else "") + f"Schema default: {_json(field.default)}."
-        return FieldView(attr, annotation, default, doc)
+        return FieldView(attr, annotation, default, self.field_doc(field))
 
     def on_error(self, field: ir.Field) -> str:
         # As in the msgspec target: a bad value becomes the schema default, else
@@ -149,5 +149,4 @@ class PydanticLowerer(Lowerer):
 
 
 def lower(module: ir.Module) -> View:
-    lowerer = PydanticLowerer(module)
-    return replace(lowerer.view(), library_imports=tuple(sorted(lowerer.libraries)))
+    return PydanticLowering(module).view()

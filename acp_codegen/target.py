@@ -1,0 +1,68 @@
+"""What a target is: one folder under ``acp_codegen/targets/`` plus its templates.
+
+A `Target` names its lowering (IR -> `View`, a `lowering.Lowering` subclass)
+and the library the generator needs to produce it. Everything else is found by
+convention, so adding a target touches no list here:
+
+- runtime files: every ``*.py`` in ``acp_codegen/targets/<name>/runtime/``, plus
+  the shared ones in ``acp_codegen/runtime/`` that the target names in `shared`;
+- templates: each generated module ``<file>`` is rendered from ``<file>.j2`` found
+  first in a user's ``--templates`` folder, then ``templates/<name>/``, then
+  ``templates/common/`` (see `render`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from importlib.abc import Traversable
+
+from . import ir
+from .errors import UsageError
+from .views import View
+
+#: The generated modules every target renders (``state.py`` too when the schema has a reducer).
+MODULES = ("__init__.py", "models.py", "dispatch.py", "codec.py", "_provenance.py")
+STATE_MODULE = "state.py"
+
+
+@dataclass(frozen=True)
+class Target:
+    """One model library the generator can write for."""
+
+    name: str
+    lower: Callable[[ir.Module], View]
+    #: Shared runtime files this target's package carries besides ``_state.py``.
+    shared: tuple[str, ...] = ("_base.py",)
+    #: A library the generator itself imports for this target, and the extra that installs it.
+    requires: tuple[str, str] | None = None
+
+    def check_installed(self) -> None:
+        """Refuse, in one line, a target whose library is not installed."""
+        if self.requires is None:
+            return
+        library, extra = self.requires
+        try:
+            importlib.import_module(library)
+        except ImportError:
+            raise UsageError(
+                f"--target {self.name} needs {library}, which is not installed; "
+                f"run: pip install 'acp-codegen[{extra}]'"
+            ) from None
+
+    def runtime_dir(self) -> Traversable:
+        return resources.files("acp_codegen").joinpath("targets", self.name, "runtime")
+
+    def runtime_files(self, with_state: bool) -> dict[str, Traversable]:
+        """Package file name -> its hand-written source, the target's own files last."""
+        shared = resources.files("acp_codegen").joinpath("runtime")
+        names = self.shared + (("_state.py",) if with_state else ())
+        files = {name: shared.joinpath(name) for name in names}
+        own = sorted(
+            (f for f in self.runtime_dir().iterdir() if f.name.endswith(".py")),
+            key=lambda f: f.name,
+        )
+        files.update((f.name, f) for f in own)
+        return files

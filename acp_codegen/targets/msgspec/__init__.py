@@ -1,0 +1,8 @@
+"""The default target: msgspec structs, decoded natively with a slow path for the rest."""
+
+from __future__ import annotations
+
+from ...target import Target
+from .lower import lower
+
+TARGET = Target("msgspec", lower)

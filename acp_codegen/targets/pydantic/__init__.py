@@ -1,0 +1,8 @@
+"""The pydantic v2 target: strict models validated by pydantic-core."""
+
+from __future__ import annotations
+
+from ...target import Target
+from .lower import lower
+
+TARGET = Target("pydantic", lower, requires=("pydantic", "pydantic"))
