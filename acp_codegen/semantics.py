@@ -23,6 +23,8 @@ LIVE = "x-acp-live"
 PATCH = "x-acp-patch"
 STATE = "x-acp-state"
 OPS = ("upsert", "append", "remove")
+#: What an update whose key is omitted (or null) does; see docs/annotations.md.
+UNKEYED = ("continue",)
 PATCH_MODES = ("merge", "scoped", "replace")
 
 
@@ -46,6 +48,8 @@ class EntityRule:
     #: ``(attr, values)``: the entity is finished once `attr` is one of `values`,
     #: or, with ``values=None``, once `attr` holds any value.
     finished: tuple[str, tuple[Any, ...] | None] | None = None
+    #: What an update without its key does: None (the key is required) or "continue".
+    unkeyed: str | None = None
 
 
 @dataclass(frozen=True)
@@ -135,6 +139,18 @@ class _Reader:
         if not isinstance(key_wire, str):
             raise self.error(f"{ENTITY} needs a string 'key'", where)
         key = self.wire_to_attr(struct, key_wire, where)
+        unkeyed = value.get("unkeyed")
+        if unkeyed is not None and (unkeyed not in UNKEYED or op == "remove"):
+            raise self.error(
+                f"{ENTITY} 'unkeyed' must be one of {', '.join(UNKEYED)} on an upsert or append",
+                where,
+            )
+        if unkeyed is None and not key.required:
+            raise self.error(
+                f"{ENTITY} key {key_wire!r} is optional in {struct.name}; say what an update "
+                "without it does with 'unkeyed'",
+                where,
+            )
         append = None
         if op == "append":
             spec = value.get("append")
@@ -171,6 +187,7 @@ class _Reader:
             append,
             tuple(sorted((attribute(k), v) for k, v in initial.items())),
             done,
+            unkeyed,
         )
 
     def classes(self, variant: ir.Variant) -> list[tuple[str, str | None]]:

@@ -15,8 +15,8 @@ serves every model library the generator targets.
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Callable, Iterator, Mapping
-from operator import attrgetter
 from typing import Any, ClassVar, NamedTuple
 
 __all__ = ["Entity", "EntityRule", "Rules", "SessionState", "SnapshotRule", "StateRule"]
@@ -30,6 +30,7 @@ class EntityRule(NamedTuple):
     append: tuple[str, str] | None = None  # (source attribute, target attribute)
     initial: tuple[tuple[str, Any], ...] = ()
     finished: tuple[str, tuple[Any, ...] | None] | None = None
+    unkeyed: str | None = None  # "continue": see `_entity_factory` and `_mint`
 
 
 class SnapshotRule(NamedTuple):
@@ -84,17 +85,24 @@ class Entity:
 
     def field_values(self) -> dict[str, Any]:
         """The fields that currently hold a value (a copy)."""
-        return dict(self._values)
+        return {name: self.__getattr__(name) for name in self._values}
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name not in self._names:
             raise AttributeError(name)
-        return self._values.get(name)
+        value = self._values.get(name)
+        if type(value) is _Pieces:  # appended text is joined on first read
+            return _fold(self._values, name, value)
+        return value
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Entity):
             return NotImplemented
-        return (self._kind, self._id, self._values) == (other._kind, other._id, other._values)
+        return (self._kind, self._id, self.field_values()) == (
+            other._kind,
+            other._id,
+            other.field_values(),
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -123,6 +131,9 @@ class SessionState:
         self.stop_reason: Any = None
         self.error: Any = None
         self._state_tag: str | None = self.RULES.state.idle if self.RULES.state else None
+        self._minted = 0
+        #: update class -> its handler, bound to this state
+        self._handlers = {cls: make(self) for cls, make in self._FACTORIES.items()}
 
     # -- reading --------------------------------------------------------------------------
     def get(self, kind: str, id: str) -> Any:
@@ -176,180 +187,259 @@ class SessionState:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "RULES" in cls.__dict__:
-            cls._HANDLERS = _compile(cls.RULES)
+            cls._FACTORIES = _compile(cls.RULES)
             cls._FINISHED = {
                 rule.kind: rule.finished
                 for rule in cls.RULES.entities.values()
                 if rule.finished is not None
             }
 
-    _HANDLERS: ClassVar[dict[type[Any], Callable[[SessionState, Any], Any]]] = {}
+    _FACTORIES: ClassVar[dict[type[Any], Callable[[SessionState], Callable[[Any], Any]]]] = {}
     #: kind -> its finished condition, for `is_live`
     _FINISHED: ClassVar[dict[str, tuple[str, tuple[Any, ...] | None]]] = {}
 
     def apply(self, update: Any) -> Any:
         """Apply one decoded update; returns the entity or slot it changed, or the update."""
-        handler = self._HANDLERS.get(type(update))
+        handler = self._handlers.get(type(update))
         if handler is None:  # a known update the annotations say nothing about
             self.history.append(update)
             return update
-        return handler(self, update)
+        return handler(update)
 
     def replay(self) -> Iterator[Any]:
         """Every stored update in receive order (live-only events excluded)."""
         return iter(self.history)
 
 
-Handler = Callable[[SessionState, Any], Any]
+Handler = Callable[[Any], Any]
+#: Builds one update class's handler bound to one `SessionState`.
+Factory = Callable[[SessionState], Handler]
 
 
-def _compile(rules: Rules) -> dict[type[Any], Handler]:
-    """One specialised handler per update class, built once per generated subclass."""
-    handlers: dict[type[Any], Handler] = {}
+def _compile(rules: Rules) -> dict[type[Any], Factory]:
+    """One specialised handler factory per update class, built once per generated subclass.
+
+    Entity and snapshot handlers are compiled from source with the rule's attribute
+    names written in (``update.message_id`` rather than an ``attrgetter``), so applying
+    a streamed chunk is one call with a handful of dict and list operations.
+    """
+    factories: dict[type[Any], Factory] = {}
     for cls, entity_rule in rules.entities.items():
-        handlers[cls] = _entity_handler(entity_rule, rules)
+        factories[cls] = _entity_factory(entity_rule, rules)
     for cls, snapshot_rule in rules.snapshots.items():
-        handlers[cls] = _snapshot_handler(snapshot_rule, rules)
+        factories[cls] = _snapshot_factory(snapshot_rule, rules)
     for cls in rules.live:
-        handlers[cls] = _live
+        factories[cls] = _live
     if rules.unknown is not None:
-        handlers[rules.unknown] = _keep_unknown
-    return handlers
+        factories[rules.unknown] = _keep_unknown
+    return factories
 
 
-def _live(state: SessionState, update: Any) -> Any:
-    return update  # delivered to the caller, never stored or replayed
+def _live(state: SessionState) -> Handler:
+    def live(update: Any) -> Any:
+        return update  # delivered to the caller, never stored or replayed
+
+    return live
 
 
-def _keep_unknown(state: SessionState, update: Any) -> Any:
-    state.history.append(update)
-    entry = str(len(state._unknown))
-    state._unknown[entry] = update
-    state.timeline.append(("unknown", entry))
-    return update
-
-
-def _entity_handler(rule: EntityRule, rules: Rules) -> Handler:
-    kind, key_attr, unset = rule.kind, rule.key, rules.unset
-    get_id = attrgetter(key_attr)
-    names = rules.kind_fields[kind]
-    initial = dict(rule.initial)
-    patch = _patcher(rule.fields, unset, snapshot=False)
-
-    def entity_for(state: SessionState, update: Any) -> Entity:
-        key = (kind, get_id(update))
-        entity = state._entities.get(key)
-        if entity is None:
-            entity = Entity(kind, key[1], names)
-            entity._values[key_attr] = key[1]
-            entity._values.update(initial)
-            state._entities[key] = entity
-            state.timeline.append(key)
-        return entity
-
-    if rule.op == "remove":
-
-        def remove(state: SessionState, update: Any) -> None:
-            state.history.append(update)
-            key = (kind, get_id(update))
-            if state._entities.pop(key, None) is not None:
-                state.timeline.remove(key)
-
-        return remove
-    if rule.append is None:
-
-        def upsert(state: SessionState, update: Any) -> Entity:
-            state.history.append(update)
-            entity = entity_for(state, update)
-            if patch is not None:
-                patch(entity._values, update)
-            return entity
-
-        return upsert
-    source, target = rule.append
-    get_id_and_value = attrgetter(key_attr, source)
-
-    def append(state: SessionState, update: Any) -> Entity:
-        # The hot path (streamed chunks): one attrgetter call, one dict lookup.
+def _keep_unknown(state: SessionState) -> Handler:
+    def keep(update: Any) -> Any:
         state.history.append(update)
-        ident, value = get_id_and_value(update)
-        entity = state._entities.get((kind, ident))
-        if entity is None:
-            entity = entity_for(state, update)
-        values = entity._values
-        if patch is not None:
-            patch(values, update)
-        current = values.get(target)
-        if current is None:
-            values[target] = value if isinstance(value, str) else [value]
-        elif isinstance(value, str):
-            values[target] = current + value
-        else:
-            current.append(value)  # our own list: update contents were copied on replace
-        return entity
+        entry = str(len(state._unknown))
+        state._unknown[entry] = update
+        state.timeline.append(("unknown", entry))
+        return update
 
-    return append
+    return keep
 
 
-def _snapshot_handler(rule: SnapshotRule, rules: Rules) -> Handler:
-    kept = frozenset(attr for attr, _ in rule.fields)
-    names = rules.slot_fields[rule.slot]
-    patch = _patcher(rule.fields, rules.unset, snapshot=True)
-    state_rule = rules.state if rules.state is not None and rules.state.slot == rule.slot else None
+class _Pieces(list[Any]):
+    """Appended string (or bytes) chunks, joined the first time the field is read."""
 
-    def snapshot(state: SessionState, update: Any) -> Entity:
-        state.history.append(update)
-        slot = state._slots.get(rule.slot)
-        if slot is None:
-            slot = state._slots[rule.slot] = Entity(rule.slot, None, names)
-        values = slot._values
-        for attr in [a for a in values if a not in kept]:
-            del values[attr]  # a snapshot is complete: fields it lacks are gone
-        if patch is not None:
-            patch(values, update)
-        if state_rule is not None:
-            state._state_tag = rule.tag
-            if rule.tag == state_rule.idle:
-                state.stop_reason = values.get("stop_reason")
-                state.error = values.get("error")
-        return slot
-
-    return snapshot
+    __slots__ = ()
 
 
-Patcher = Callable[[dict[str, Any], Any], None]
+def _fold(values: dict[str, Any], name: str, pieces: _Pieces) -> Any:
+    joined = pieces[0][:0].join(pieces)
+    values[name] = _Pieces((joined,))
+    return joined
 
 
-def _patcher(fields: tuple[tuple[str, str], ...], unset: Any, snapshot: bool) -> Patcher | None:
-    """A function applying one update's fields to stored values, or None if none apply.
+def _extend(values: dict[str, Any], target: str, value: Any) -> None:
+    """Append `value` to a stored field that is not (yet) our own list of blocks."""
+    current = values.get(target)
+    if current is None:
+        values[target] = _Pieces((value,)) if isinstance(value, str | bytes) else [value]
+    elif type(current) is _Pieces:
+        current.append(value)
+    elif isinstance(current, str | bytes):
+        values[target] = _Pieces((current, value))
+    else:
+        values[target] = [*current, value]
+
+
+def _code(
+    fields: tuple[tuple[str, str], ...], snapshot: bool, unset_clears: tuple[str, ...] = ()
+) -> list[str]:
+    """Source lines applying one update's fields to ``values``.
 
     ``set`` fields take the value (and, in a snapshot, an omitted one is removed);
     ``replace`` patches keep omitted values and clear on null; ``merge`` patches
     update a stored dict by top-level key; ``scoped`` fields are never stored.
+    Lists are copied, so chunks can later append to the stored one.
     """
-    kept = tuple((attr, mode) for attr, mode in fields if mode != "scoped")
-    if not kept:
-        return None
-    attrs = tuple(attr for attr, _ in kept)
-    modes = tuple(mode for _, mode in kept)
-    get_all = attrgetter(*attrs)
-    single = len(attrs) == 1
+    lines = [f"values.pop({name!r}, None)" for name in unset_clears]
+    for attr, mode in fields:
+        if mode == "scoped":
+            continue
+        key = repr(_attr(attr))
+        store = [
+            "elif v.__class__ is list:",
+            f"    values[{key}] = v.copy()",
+            "else:",
+            f"    values[{key}] = v",
+        ]
+        if mode == "merge":
+            store = ["else:", f"    values[{key}] = {{**(values.get({key}) or {{}}), **v}}"]
+        lines.append(f"v = update.{attr}")
+        if snapshot and mode == "set":
+            lines += ["if v is UNSET or v is None:", f"    values.pop({key}, None)", *store]
+        else:
+            lines += [
+                "if v is UNSET:",
+                "    pass",
+                "elif v is None:",
+                f"    values.pop({key}, None)",
+                *store,
+            ]
+    return lines
 
-    def patch(values: dict[str, Any], update: Any) -> None:
-        got = (get_all(update),) if single else get_all(update)
-        for attr, mode, value in zip(attrs, modes, got, strict=True):
-            if value is unset:
-                if snapshot and mode == "set":
-                    values.pop(attr, None)
-            elif value is None:
-                values.pop(attr, None)
-            elif mode == "merge":
-                merged = dict(values.get(attr) or {})
-                merged.update(value)
-                values[attr] = merged
-            elif type(value) is list:
-                values[attr] = value.copy()
-            else:
-                values[attr] = value
 
-    return patch
+def _attr(name: str) -> str:
+    """An attribute name, checked before it is written into handler source."""
+    if not name.isidentifier() or keyword.iskeyword(name):
+        raise ValueError(f"not an attribute name: {name!r}")
+    return name
+
+
+def _build(name: str, lines: list[str], namespace: dict[str, Any]) -> Factory:
+    """Compile one handler factory. The source holds only `_attr`-checked attribute
+    names and ``repr``-quoted strings; every other value comes in through `namespace`."""
+    source = "\n".join(["def factory(state):", *(f"    {line}" for line in lines)])
+    exec(compile(source, f"<SessionState {name}>", "exec"), namespace)  # noqa: S102
+    factory: Factory = namespace["factory"]
+    return factory
+
+
+def _entity_factory(rule: EntityRule, rules: Rules) -> Factory:
+    kind, key_attr, unset = rule.kind, _attr(rule.key), rules.unset
+    names = rules.kind_fields[kind]
+    initial = dict(rule.initial)
+
+    def create(state: SessionState, ident: Any) -> Entity:
+        if ident is unset or ident is None:  # only reached for an unkeyed rule
+            ident = _mint(state, kind)
+        key = (kind, ident)
+        entity = state._entities[key] = Entity(kind, ident, names)
+        entity._values = {key_attr: ident, **initial}
+        state.timeline.append(key)
+        return entity
+
+    if rule.op == "remove":
+
+        def remove_factory(state: SessionState) -> Handler:
+            def remove(update: Any) -> None:
+                state.history.append(update)
+                key = (kind, getattr(update, key_attr))
+                if state._entities.pop(key, None) is not None:
+                    state.timeline.remove(key)
+
+            return remove
+
+        return remove_factory
+    find = [
+        f"    entity = get((KIND, update.{key_attr}))",
+        "    if entity is None:",
+        f"        entity = create(state, update.{key_attr})",
+    ]
+    if rule.unkeyed is not None:  # the common unkeyed case, continuing the latest entry
+        find = [
+            f"    ident = update.{key_attr}",
+            "    if ident is UNSET or ident is None:",
+            "        entity = get(timeline[-1]) if timeline and timeline[-1][0] == KIND else None",
+            "    else:",
+            "        entity = get((KIND, ident))",
+            "    if entity is None:",
+            "        entity = create(state, ident)",
+        ]
+    lines = [
+        "history_append = state.history.append",
+        "get = state._entities.get",
+        "timeline = state.timeline",
+        "def handler(update):",
+        "    history_append(update)",
+        *find,
+        "    values = entity._values",
+        *(f"    {line}" for line in _code(rule.fields, snapshot=False)),
+    ]
+    if rule.append is not None:
+        source, target = _attr(rule.append[0]), rule.append[1]
+        lines += [
+            f"    current = values.get({target!r})",
+            "    if current.__class__ is list:",
+            f"        current.append(update.{source})",
+            "    else:",
+            f"        extend(values, {target!r}, update.{source})",
+        ]
+    lines += ["    return entity", "return handler"]
+    namespace = {"KIND": kind, "create": create, "UNSET": unset, "extend": _extend}
+    return _build(f"{kind} {rule.op}", lines, namespace)
+
+
+def _mint(state: SessionState, kind: str) -> str:
+    """A new ID of the reducer's own for an unkeyed update that starts an entity; it is
+    stable for the session and never taken by an ID the agent sent."""
+    while True:
+        state._minted += 1
+        ident = f"#{state._minted}"
+        if (kind, ident) not in state._entities:
+            return ident
+
+
+def _snapshot_factory(rule: SnapshotRule, rules: Rules) -> Factory:
+    names = rules.slot_fields[rule.slot]
+    kept = {attr for attr, _ in rule.fields}
+    state_rule = rules.state if rules.state is not None and rules.state.slot == rule.slot else None
+    lines = [
+        "history_append = state.history.append",
+        "slots = state._slots",
+        "def handler(update):",
+        "    history_append(update)",
+        "    slot = slots.get(SLOT)",
+        "    if slot is None:",
+        "        slot = slots[SLOT] = Entity(SLOT, None, NAMES)",
+        "    values = slot._values",
+        # a snapshot is complete: fields of the slot that this class lacks are gone
+        *(
+            f"    {line}"
+            for line in _code(
+                rule.fields, snapshot=True, unset_clears=tuple(n for n in names if n not in kept)
+            )
+        ),
+    ]
+    if state_rule is not None:
+        lines += ["    state._state_tag = TAG"]
+        if rule.tag == state_rule.idle:
+            lines += [
+                "    state.stop_reason = values.get('stop_reason')",
+                "    state.error = values.get('error')",
+            ]
+    lines += ["    return slot", "return handler"]
+    namespace = {
+        "SLOT": rule.slot,
+        "NAMES": names,
+        "TAG": rule.tag,
+        "Entity": Entity,
+        "UNSET": rules.unset,
+    }
+    return _build(f"{rule.slot} snapshot", lines, namespace)
