@@ -1,8 +1,10 @@
 """The generated `SessionState` reducer, one test per client rule of the v2 spec.
 
 Each test quotes the sentence of ``prompt-lifecycle-v2`` it checks. Tests run against
-the package generated from our own ``schema/`` and, where the newest published v2
-unstable schema has the variant, against one generated from it with our overlay.
+the package generated from our own ``schema/`` and against packages generated, with no
+flags (so with the built-in v2 overlay), from the newest published v2 stable and unstable
+schemas and from an older v2 revision. Rules for update kinds that only the newest
+unstable schema publishes (notices, compactions) run against ours and that one.
 """
 
 from __future__ import annotations
@@ -16,16 +18,30 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests import corpus
-from tests.conftest import OVERLAY, OWN_SCHEMA, GenerateFn
+from tests.conftest import OWN_SCHEMA, GenerateFn
+
+#: An older v2 revision: the first stable one with terminals (2026-07-14).
+OLDER_V2 = "v2/2026-07-14_b1ab8717_schema.json"
 
 
-@pytest.fixture(scope="module", params=["ours", "published"])
-def pkg(request: pytest.FixtureRequest, make_package: GenerateFn, target: str) -> ModuleType:
-    if request.param == "ours":
+def _package(make_package: GenerateFn, target: str, which: str) -> ModuleType:
+    if which == "ours":
         return make_package(OWN_SCHEMA, "state_ours", target=target)
     corpus.require()
-    schema = corpus.newest(corpus.NEWEST["v2-unstable"])
-    return make_package(schema, "state_published", target=target, overlays=(OVERLAY,))
+    schema = corpus.SCHEMAS / OLDER_V2 if which == "v2-older" else corpus.newest(
+        corpus.NEWEST[which])
+    return make_package(schema, "state_" + which.replace("-", "_"), target=target)
+
+
+@pytest.fixture(scope="module", params=["ours", "v2-unstable", "v2", "v2-older"])
+def pkg(request: pytest.FixtureRequest, make_package: GenerateFn, target: str) -> ModuleType:
+    return _package(make_package, target, request.param)
+
+
+@pytest.fixture(scope="module", params=["ours", "v2-unstable"])
+def newest(request: pytest.FixtureRequest, make_package: GenerateFn, target: str) -> ModuleType:
+    """For notices and compactions, which only the newest unstable schema publishes."""
+    return _package(make_package, target, request.param)
 
 
 @pytest.fixture(scope="module")
@@ -223,29 +239,29 @@ def test_terminal_output_chunks_append_and_update_output_replaces(own: ModuleTyp
 
 # -- compactions, usage, notices --------------------------------------------------------------
 
-def test_compaction_summary_rules(pkg: ModuleType) -> None:
+def test_compaction_summary_rules(newest: ModuleType) -> None:
     """"Clients initialize a first-seen compaction ID with status in_progress" ... "Chunks
     append to the current summary. A concrete summary replaces all previously accumulated
     content" ... "summary: null or summary: [] clears accumulated content.\""""
-    state = pkg.SessionState()
-    apply(pkg, state, "compaction_summary_chunk", compactionId="c", content=text("a"))
+    state = newest.SessionState()
+    apply(newest, state, "compaction_summary_chunk", compactionId="c", content=text("a"))
     assert state.get("compaction", "c").status == "in_progress"
-    apply(pkg, state, "compaction_summary_chunk", compactionId="c", content=text("b"))
+    apply(newest, state, "compaction_summary_chunk", compactionId="c", content=text("b"))
     assert texts(state.get("compaction", "c"), "summary") == ["a", "b"]
-    apply(pkg, state, "compaction_update", compactionId="c", status="in_progress",
+    apply(newest, state, "compaction_update", compactionId="c", status="in_progress",
           summary=[text("whole")])
-    apply(pkg, state, "compaction_summary_chunk", compactionId="c", content=text("+"))
+    apply(newest, state, "compaction_summary_chunk", compactionId="c", content=text("+"))
     assert texts(state.get("compaction", "c"), "summary") == ["whole", "+"]
-    apply(pkg, state, "compaction_update", compactionId="c", status="completed", summary=None)
+    apply(newest, state, "compaction_update", compactionId="c", status="completed", summary=None)
     assert not texts(state.get("compaction", "c"), "summary")
-    apply(pkg, state, "compaction_update", compactionId="c", status="completed", summary=[])
+    apply(newest, state, "compaction_update", compactionId="c", status="completed", summary=[])
     assert not texts(state.get("compaction", "c"), "summary")
 
 
-def test_compaction_unknown_status_is_kept(pkg: ModuleType) -> None:
+def test_compaction_unknown_status_is_kept(newest: ModuleType) -> None:
     """"status is an open string enum ... Clients preserve unknown strings.\""""
-    state = pkg.SessionState()
-    apply(pkg, state, "compaction_update", compactionId="c", status="_vendor_phase")
+    state = newest.SessionState()
+    apply(newest, state, "compaction_update", compactionId="c", status="_vendor_phase")
     status = state.get("compaction", "c").status
     assert status == "_vendor_phase" and status.is_extension
 
@@ -263,20 +279,20 @@ def test_usage_cost_is_a_patch(pkg: ModuleType) -> None:
     assert state.usage.cost is None and state.usage.used == 30
 
 
-def test_notices_are_delivered_not_stored(pkg: ModuleType) -> None:
+def test_notices_are_delivered_not_stored(newest: ModuleType) -> None:
     """"Each occurrence is an independent live event, not conversation history, and SHOULD NOT
     be included in session replay.\""""
-    state = pkg.SessionState()
-    notice = pkg.decode_update(json.dumps({"sessionUpdate": "notice", "severity": "warning",
+    state = newest.SessionState()
+    notice = newest.decode_update(json.dumps({"sessionUpdate": "notice", "severity": "warning",
                                            "title": "Retrying"}))
     assert state.apply(notice) is notice
     seen = []
 
-    class Handler(pkg.SessionUpdateHandler):  # type: ignore[name-defined,misc]
+    class Handler(newest.SessionUpdateHandler):  # type: ignore[name-defined,misc]
         def on_notice(self, update: Any) -> None:
             seen.append(update.title)
 
-    pkg.dispatch(notice, Handler())
+    newest.dispatch(notice, Handler())
     assert seen == ["Retrying"]
     assert state.timeline == [] and state.history == []
 
