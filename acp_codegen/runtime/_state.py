@@ -26,7 +26,7 @@ class EntityRule(NamedTuple):
     append: tuple[str, str] | None = None  # (source attribute, target attribute)
     initial: tuple[tuple[str, Any], ...] = ()
     finished: tuple[str, tuple[Any, ...] | None] | None = None
-    unkeyed: str | None = None  # "continue": see `_entity_factory` and `_mint`
+    unkeyed: str | None = None  # "continue": see `_entity_factory`
 
 
 class SnapshotRule(NamedTuple):
@@ -329,17 +329,6 @@ def _build(name: str, lines: list[str], namespace: dict[str, Any]) -> Factory:
 
 def _entity_factory(rule: EntityRule, rules: Rules) -> Factory:
     kind, key_attr, unset = rule.kind, _attr(rule.key), rules.unset
-    names = rules.kind_fields[kind]
-    initial = dict(rule.initial)
-
-    def create(state: SessionState, ident: Any) -> Entity:
-        if ident is unset or ident is None:  # only reached for an unkeyed rule
-            ident = _mint(state, kind)
-        key = (kind, ident)
-        entity = state._entities[key] = Entity(kind, ident, names)
-        entity._values = {key_attr: ident, **initial}
-        state.timeline.append(key)
-        return entity
 
     if rule.op == "remove":
 
@@ -353,31 +342,58 @@ def _entity_factory(rule: EntityRule, rules: Rules) -> Factory:
             return remove
 
         return remove_factory
-    find = [
-        f"    entity = get((KIND, update.{key_attr}))",
-        "    if entity is None:",
-        f"        entity = create(state, update.{key_attr})",
-    ]
-    if rule.unkeyed is not None:  # the common unkeyed case, continuing the latest entry
-        find = [
-            f"    ident = update.{key_attr}",
-            "    if ident is UNSET or ident is None:",
-            "        entity = get(timeline[-1]) if timeline and timeline[-1][0] == KIND else None",
-            "    else:",
-            "        entity = get((KIND, ident))",
-            "    if entity is None:",
-            "        entity = create(state, ident)",
-        ]
+    # Inline, as this runs per streamed chunk: find the entity, or create it on first
+    # sight; an unkeyed update continues the latest timeline entry when it is of this
+    # kind, else gets an ID of the reducer's own ("#1", "#2", ...: the session's next
+    # number whose ID no entity of this kind holds), stable for the rest of the session.
+    values = f"{key_attr!r}: ident" + (", **INITIAL" if rule.initial else "")
+    patch = _code(rule.fields, snapshot=False)
     lines = [
         "history_append = state.history.append",
-        "get = state._entities.get",
+        "entities = state._entities",
+        "get = entities.get",
         "timeline = state.timeline",
         "def handler(update):",
         "    history_append(update)",
-        *find,
-        "    values = entity._values",
-        *(f"    {line}" for line in _code(rule.fields, snapshot=False)),
+        f"    ident = update.{key_attr}",
     ]
+    if rule.unkeyed is not None:
+        lines += [
+            "    if ident is UNSET or ident is None:",
+            "        entity = get(timeline[-1]) if timeline and timeline[-1][0] == KIND else None",
+            "        if entity is None:",
+            "            n = state._minted + 1",
+            "            while (KIND, f'#{n}') in entities:",
+            "                n += 1",
+            "            state._minted = n",
+            "            ident = f'#{n}'",
+            "    else:",
+            "        entity = get((KIND, ident))",
+        ]
+    else:
+        lines += ["    entity = get((KIND, ident))"]
+    lines += [
+        "    if entity is None:",
+        "        key = (KIND, ident)",
+        "        entity = entities[key] = new(Entity)",
+        "        entity._kind = KIND",
+        "        entity._id = ident",
+        "        entity._names = NAMES",
+        "        timeline.append(key)",
+    ]
+    if rule.append is not None and not patch:  # a first chunk: store it and be done
+        source, target = _attr(rule.append[0]), rule.append[1]
+        lines += [
+            f"        value = update.{source}",
+            "        if value.__class__ is str or value.__class__ is bytes:",
+            f"            entity._values = {{{values}, {target!r}: Pieces((value,))}}",
+            "        else:",
+            f"            entity._values = {{{values}, {target!r}: [value]}}",
+            "        return entity",
+        ]
+    else:
+        lines += [f"        entity._values = {{{values}}}"]
+    lines += ["    values = entity._values", *(f"    {line}" for line in patch)]
     if rule.append is not None:
         source, target = _attr(rule.append[0]), rule.append[1]
         lines += [
@@ -388,18 +404,17 @@ def _entity_factory(rule: EntityRule, rules: Rules) -> Factory:
             f"        extend(values, {target!r}, update.{source})",
         ]
     lines += ["    return entity", "return handler"]
-    namespace = {"KIND": kind, "create": create, "UNSET": unset, "extend": _extend}
+    namespace = {
+        "KIND": kind,
+        "NAMES": rules.kind_fields[kind],
+        "INITIAL": dict(rule.initial),
+        "Entity": Entity,
+        "new": object.__new__,
+        "Pieces": _Pieces,
+        "UNSET": unset,
+        "extend": _extend,
+    }
     return _build(f"{kind} {rule.op}", lines, namespace)
-
-
-def _mint(state: SessionState, kind: str) -> str:
-    """A new ID of the reducer's own for an unkeyed update that starts an entity; it is
-    stable for the session and never taken by an ID the agent sent."""
-    while True:
-        state._minted += 1
-        ident = f"#{state._minted}"
-        if (kind, ident) not in state._entities:
-            return ident
 
 
 def _snapshot_factory(rule: SnapshotRule, rules: Rules) -> Factory:
