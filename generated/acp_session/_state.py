@@ -72,7 +72,8 @@ class Entity:
     def __init__(self, kind: str, id: str | None, names: tuple[str, ...]) -> None:
         self._kind = kind
         self._id = id
-        self._values: dict[str, Any] = {}
+        #: field -> value: a dict, or a snapshot's `_Body`
+        self._values: Any = {}
         self._names = names
 
     @property
@@ -107,7 +108,7 @@ class Entity:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"Entity({self._kind!r}, {self._id!r}, {self._values!r})"
+        return f"Entity({self._kind!r}, {self._id!r}, {self.field_values()!r})"
 
 
 class SessionState:
@@ -132,6 +133,8 @@ class SessionState:
         self.error: Any = None
         self._state_tag: str | None = self.RULES.state.idle if self.RULES.state else None
         self._minted = 0
+        #: the entity of the latest timeline entry (None after a kept unknown update)
+        self._tail: Any = None
         #: update class -> its handler, bound to this state
         self._handlers = {cls: make(self) for cls, make in self._FACTORIES.items()}
 
@@ -248,6 +251,7 @@ def _keep_unknown(state: SessionState) -> Handler:
         entry = str(len(state._unknown))
         state._unknown[entry] = update
         state.timeline.append(("unknown", entry))
+        state._tail = None
         return update
 
     return keep
@@ -342,6 +346,8 @@ def _entity_factory(rule: EntityRule, rules: Rules) -> Factory:
                 key = (kind, getattr(update, key_attr))
                 if state._entities.pop(key, None) is not None:
                     state.timeline.remove(key)
+                    last = state.timeline[-1] if state.timeline else None
+                    state._tail = None if last is None else state._entities.get(last)
 
             return remove
 
@@ -361,21 +367,28 @@ def _entity_factory(rule: EntityRule, rules: Rules) -> Factory:
         "    history_append(update)",
         f"    ident = update.{key_attr}",
     ]
+    # Most updates go to the latest timeline entry (a streamed message): compare with it
+    # before building and hashing a key.
+    lines += ["    entity = state._tail"]
     if rule.unkeyed is not None:
         lines += [
             "    if ident is UNSET or ident is None:",
-            "        entity = get(timeline[-1]) if timeline and timeline[-1][0] == KIND else None",
-            "        if entity is None:",
+            "        if entity is None or entity._kind != KIND:",
+            "            entity = None",
             "            n = state._minted + 1",
-            "            while (KIND, f'#{n}') in entities:",
-            "                n += 1",
-            "            state._minted = n",
             "            ident = f'#{n}'",
-            "    else:",
+            "            while (KIND, ident) in entities:",
+            "                n += 1",
+            "                ident = f'#{n}'",
+            "            state._minted = n",
+            "    elif entity is None or entity._id != ident or entity._kind != KIND:",
             "        entity = get((KIND, ident))",
         ]
     else:
-        lines += ["    entity = get((KIND, ident))"]
+        lines += [
+            "    if entity is None or entity._id != ident or entity._kind != KIND:",
+            "        entity = get((KIND, ident))",
+        ]
     lines += [
         "    if entity is None:",
         "        key = (KIND, ident)",
@@ -384,6 +397,7 @@ def _entity_factory(rule: EntityRule, rules: Rules) -> Factory:
         "        entity._id = ident",
         "        entity._names = NAMES",
         "        timeline.append(key)",
+        "        state._tail = entity",
     ]
     if rule.append is not None and not patch:  # a first chunk: store it and be done
         source, target = _attr(rule.append[0]), rule.append[1]
@@ -421,10 +435,38 @@ def _entity_factory(rule: EntityRule, rules: Rules) -> Factory:
     return _build(f"{kind} {rule.op}", lines, namespace)
 
 
+class _Body:
+    """A snapshot slot's values, read through from the latest update that replaced it.
+
+    A snapshot whose every field takes the incoming value (no patch fields) keeps the
+    update itself instead of copying its fields: storing it is O(1) whatever its size,
+    and a field reads as the update's value, with an omitted one absent. Each such
+    update class gets a subclass naming its fields (`attrs`) and omission (`unset`).
+    """
+
+    __slots__ = ("update",)
+    update: Any
+    attrs: ClassVar[tuple[str, ...]] = ()
+    unset: ClassVar[Any] = None
+
+    def get(self, name: str, default: Any = None) -> Any:
+        value = getattr(self.update, name, None) if name in self.attrs else None
+        return default if value is None or value is self.unset else value
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        for name in self.attrs:
+            value = self.get(name)
+            if value is not None:
+                yield name, value
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name, _ in self.items())
+
+
 def _snapshot_factory(rule: SnapshotRule, rules: Rules) -> Factory:
     names = rules.slot_fields[rule.slot]
     kept = {attr for attr, _ in rule.fields}
-    state_rule = rules.state if rules.state is not None and rules.state.slot == rule.slot else None
+    state_rule = rules.state if rules.state is not None and rule.slot == rules.state.slot else None
     lines = [
         "history_append = state.history.append",
         "slots = state._slots",
@@ -433,15 +475,27 @@ def _snapshot_factory(rule: SnapshotRule, rules: Rules) -> Factory:
         "    slot = slots.get(SLOT)",
         "    if slot is None:",
         "        slot = slots[SLOT] = Entity(SLOT, None, NAMES)",
-        "    values = slot._values",
-        # a snapshot is complete: fields of the slot that this class lacks are gone
-        *(
-            f"    {line}"
-            for line in _code(
-                rule.fields, snapshot=True, unset_clears=tuple(n for n in names if n not in kept)
-            )
-        ),
     ]
+    body = None
+    if all(mode == "set" for _, mode in rule.fields):  # the slot is this update, whole
+        attrs = tuple(_attr(attr) for attr, _ in rule.fields)
+        body = type("_Body", (_Body,), {"__slots__": (), "attrs": attrs, "unset": rules.unset})
+        lines += ["    values = slot._values = new(BODY)", "    values.update = update"]
+    else:
+        lines += [
+            "    values = slot._values",
+            "    if values.__class__ is not dict:",
+            "        values = slot._values = dict(values.items())",
+            # a snapshot is complete: fields of the slot that this class lacks are gone
+            *(
+                f"    {line}"
+                for line in _code(
+                    rule.fields,
+                    snapshot=True,
+                    unset_clears=tuple(n for n in names if n not in kept),
+                )
+            ),
+        ]
     if state_rule is not None:
         lines += ["    state._state_tag = TAG"]
         if rule.tag == state_rule.idle:
@@ -456,5 +510,7 @@ def _snapshot_factory(rule: SnapshotRule, rules: Rules) -> Factory:
         "TAG": rule.tag,
         "Entity": Entity,
         "UNSET": rules.unset,
+        "BODY": body,
+        "new": object.__new__,
     }
     return _build(f"{rule.slot} snapshot", lines, namespace)
