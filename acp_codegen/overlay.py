@@ -22,7 +22,9 @@ node, or more than one, is a `SchemaError` naming the revision and the entry.
 An entry may name an ``optional`` group: the entries of one group annotate an
 update kind that only some revisions have, so they apply all together or, when
 none of them matches anything, not at all; a group that matches in part is an
-error naming the entry that failed. A ``covers`` object (``family``,
+error naming the entry that failed. An entry with ``when`` (a list of guards, as
+in ``covers``) applies only to revisions where every guard holds: for a kind whose
+shape changed, annotations written for the newer shape. A ``covers`` object (``family``,
 ``revisions`` and a ``guard`` list of ``at``/``expect`` pairs that must each
 match one node) says which revisions an overlay is written for: the built-in
 overlays under ``acp_codegen/overlays/`` carry one, and `choose_builtin` picks
@@ -121,6 +123,11 @@ def read_overlay(path: Path) -> list[dict[str, Any]]:
             raise SchemaError("'expect' must be an object", f"{where}/expect", source)
         if not isinstance(entry.get("optional", ""), str):
             raise SchemaError("'optional' must be a group name", f"{where}/optional", source)
+        when = entry.get("when", [])
+        if not isinstance(when, list) or not all(
+            isinstance(g, dict) and isinstance(g.get("at"), str) for g in when
+        ):
+            raise SchemaError("'when' must be a list of {at, ...} guards", f"{where}/when", source)
     return entries
 
 
@@ -182,13 +189,16 @@ def apply_overlay(loaded: LoadedSchema, path: Path) -> LoadedSchema:
     entries = read_overlay(path)
     document = copy.deepcopy(loaded.document)
     source = str(path)
-    found: list[list[Any]] = []
+    found: list[list[Any] | None] = []  # None: the entry's `when` does not hold
     for index, entry in enumerate(entries):
         if not entry["at"].startswith("/") and entry["at"] != "":
             raise SchemaError(
                 f"'at' {entry['at']!r} is not a JSON pointer", f"/entries/{index}", source
             )
-        found.append(_matches(document, entry["at"], entry.get("expect", {})))
+        if all(_guard_holds(document, guard) for guard in entry.get("when", [])):
+            found.append(_matches(document, entry["at"], entry.get("expect", {})))
+        else:
+            found.append(None)
     present = {
         entry["optional"]
         for entry, matches in zip(entries, found, strict=True)
@@ -196,8 +206,8 @@ def apply_overlay(loaded: LoadedSchema, path: Path) -> LoadedSchema:
     }
     for index, (entry, matches) in enumerate(zip(entries, found, strict=True)):
         group = entry.get("optional")
-        if group is not None and group not in present:
-            continue  # the revision has none of this group's update kinds
+        if matches is None or group is not None and group not in present:
+            continue  # the revision has none of this group's update kinds, or not this shape
         if len(matches) != 1:
             found_text = "nothing" if not matches else f"{len(matches)} nodes"
             expect = entry.get("expect", {})

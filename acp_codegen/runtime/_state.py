@@ -11,9 +11,14 @@ serves every model library the generator targets.
 
 from __future__ import annotations
 
+import binascii
 import keyword
 from collections.abc import Callable, Iterator, Mapping
+from operator import attrgetter
 from typing import Any, ClassVar, NamedTuple
+
+#: The stop reason that an idle snapshot's ``error`` belongs to.
+ERROR_STOP = "error"
 
 __all__ = ["Entity", "EntityRule", "Rules", "SessionState", "SnapshotRule", "StateRule"]
 
@@ -26,6 +31,8 @@ class EntityRule(NamedTuple):
     append: tuple[str, str] | None = None  # (source attribute, target attribute)
     initial: tuple[tuple[str, Any], ...] = ()
     finished: tuple[str, tuple[Any, ...] | None] | None = None
+    path: tuple[tuple[str, str], ...] = ()  # (attribute, wire) per step to a nested ID
+    decode: tuple[tuple[str, str], ...] = ()  # (attribute, inner attribute or "") of base64
     unkeyed: str | None = None  # "continue": see `_entity_factory`
 
 
@@ -52,6 +59,28 @@ class Rules(NamedTuple):
     kind_fields: Mapping[str, tuple[str, ...]]
     slot_fields: Mapping[str, tuple[str, ...]]
     unset: Any
+
+
+class _Joined:
+    """Text or bytes appended chunk by chunk, joined only when read (appending is O(1))."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self, first: str | bytes) -> None:
+        self._parts = [first]
+
+    def add(self, part: str | bytes) -> None:
+        self._parts.append(part)
+
+    def value(self) -> Any:
+        parts = self._parts
+        if len(parts) > 1:
+            parts[:] = [parts[0][:0].join(parts)]  # type: ignore[arg-type]
+        return parts[0]
+
+
+def _plain(value: Any) -> Any:
+    return value.value() if type(value) is _Joined else value
 
 
 class Entity:
@@ -81,16 +110,14 @@ class Entity:
         return self._id
 
     def field_values(self) -> dict[str, Any]:
-        """The fields that currently hold a value (a copy)."""
-        return {name: self.__getattr__(name) for name in self._values}
+        """The fields that currently hold a value (a shallow copy)."""
+        return {name: _plain(value) for name, value in self._values.items()}
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name not in self._names:
             raise AttributeError(name)
         value = self._values.get(name)
-        if type(value) is _Pieces:  # appended text is joined on first read
-            return _fold(self._values, name, value)
-        return value
+        return value.value() if type(value) is _Joined else value
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Entity):
@@ -111,7 +138,8 @@ class SessionState:
     """Applies decoded session updates the way the v2 prompt-lifecycle spec tells clients to.
 
     `apply` takes one decoded update. Entities are keyed by ``(kind, id)`` and keep the
-    timeline position of their first update or chunk; updates patch them in place.
+    timeline position of their first update or chunk; updates patch them in place, and no
+    update costs more because of what the session already holds.
     Snapshot updates replace session-level slots (state, usage, ...); live-only events
     (notices) are returned and never stored; unknown updates are kept raw in the
     timeline and history so they can be replayed or forwarded.
@@ -120,10 +148,11 @@ class SessionState:
     RULES: ClassVar[Rules]
 
     def __init__(self) -> None:
-        self._entities: dict[tuple[str, str], Entity] = {}
+        #: (kind, id) -> entity, and ("unknown", n) -> a kept unknown update, in timeline
+        #: order: one dict, so adding or removing one never scans or copies the others
+        self._entities: dict[tuple[str, str], Any] = {}
         self._slots: dict[str, Entity] = {}
-        self._unknown: dict[str, Any] = {}
-        self.timeline: list[tuple[str, str]] = []
+        self._unknown_count = 0
         self.history: list[Any] = []
         self.stop_reason: Any = None
         self.error: Any = None
@@ -137,19 +166,22 @@ class SessionState:
     # -- reading --------------------------------------------------------------------------
     def get(self, kind: str, id: str) -> Any:
         """The entity of `kind` with `id` (or a kept unknown update), else None."""
-        if kind == "unknown":
-            return self._unknown.get(id)
         return self._entities.get((kind, id))
 
     def slot(self, name: str) -> Entity | None:
         """A session-level snapshot slot (``"state"``, ``"usage"``, ...), or None."""
         return self._slots.get(name)
 
+    @property
+    def timeline(self) -> list[tuple[str, str]]:
+        """``(kind, id)`` of every entity and kept unknown update, in timeline order (a copy)."""
+        return list(self._entities)
+
     def entities(self, kind: str) -> Iterator[Entity]:
         """Entities of one kind, in timeline order."""
-        for entry_kind, entry_id in self.timeline:
-            if entry_kind == kind:
-                yield self._entities[(kind, entry_id)]
+        for key, entity in self._entities.items():
+            if key[0] == kind:
+                yield entity
 
     @property
     def state(self) -> str:
@@ -173,7 +205,7 @@ class SessionState:
     def is_live(self, kind: str, id: str) -> bool:
         """True while an entity has not reached its finished condition."""
         entity = self._entities.get((kind, id))
-        if entity is None:
+        if type(entity) is not Entity:  # none, or a kept unknown update
             return False
         finished = self._FINISHED.get(kind)
         if finished is None:
@@ -244,49 +276,104 @@ def _live(state: SessionState) -> Handler:
 def _keep_unknown(state: SessionState) -> Handler:
     def keep(update: Any) -> Any:
         state.history.append(update)
-        entry = str(len(state._unknown))
-        state._unknown[entry] = update
-        state.timeline.append(("unknown", entry))
+        entry = str(state._unknown_count)
+        state._unknown_count += 1
+        state._entities["unknown", entry] = update
         state._tail = None
         return update
 
     return keep
 
 
-class _Pieces(list[Any]):
-    """Appended string (or bytes) chunks, joined the first time the field is read."""
-
-    __slots__ = ()
-
-
-def _fold(values: dict[str, Any], name: str, pieces: _Pieces) -> Any:
-    joined = pieces[0][:0].join(pieces)
-    values[name] = _Pieces((joined,))
-    return joined
-
-
 def _extend(values: dict[str, Any], target: str, value: Any) -> None:
     """Append `value` to a stored field that is not (yet) our own list of blocks."""
     current = values.get(target)
-    if current is None:
-        values[target] = _Pieces((value,)) if isinstance(value, str | bytes) else [value]
-    elif type(current) is _Pieces:
-        current.append(value)
-    elif isinstance(current, str | bytes):
-        values[target] = _Pieces((current, value))
+    if type(value) is str or type(value) is bytes:
+        if type(current) is _Joined:
+            current.add(value)
+        elif current is None:
+            values[target] = _Joined(value)
+        else:  # text or bytes a full update stored
+            values[target] = joined = _Joined(current)
+            joined.add(value)
+    elif current is None:
+        values[target] = [value]
     else:
         values[target] = [*current, value]
 
 
+_MISS = object()
+
+
+def _id_getter(rule: EntityRule) -> Callable[[Any], Any]:
+    """Reads an update's entity ID through a path into a nested body (``plan.planId``).
+
+    A path also reaches into an unknown member of a nested open union through its raw
+    payload; an ID that is absent or not a string there reads as None.
+    """
+    dotted = attrgetter(".".join(attr for attr, _ in rule.path))
+
+    def get(update: Any) -> Any:
+        try:
+            return dotted(update)
+        except AttributeError:
+            pass
+        node = update
+        for attr, wire in rule.path:
+            found = getattr(node, attr, _MISS)
+            if found is _MISS:
+                raw = getattr(node, "raw", None)
+                found = raw.get(wire) if isinstance(raw, dict) else None
+            node = found
+        return node if isinstance(node, str) else None
+
+    return get
+
+
+def _b64(text: Any) -> bytes | None:
+    """Strictly decoded base64, or None when `text` is not base64."""
+    try:
+        return binascii.a2b_base64(text, strict_mode=True)
+    except (binascii.Error, TypeError, ValueError):
+        return None
+
+
+def _decoder(decode: tuple[tuple[str, str], ...]) -> dict[str, Callable[[Any], bytes | None]]:
+    """attribute -> a function from its value to the bytes to store (None: malformed)."""
+    out: dict[str, Callable[[Any], bytes | None]] = {}
+    for attr, inner in decode:
+        if inner:
+            out[attr] = _inner_b64(attrgetter(inner))
+        else:
+            out[attr] = _b64
+    return out
+
+
+def _inner_b64(get: Callable[[Any], Any]) -> Callable[[Any], bytes | None]:
+    def decode(value: Any) -> bytes | None:
+        try:
+            return _b64(get(value))
+        except AttributeError:
+            return None
+
+    return decode
+
+
 def _code(
-    fields: tuple[tuple[str, str], ...], snapshot: bool, unset_clears: tuple[str, ...] = ()
+    fields: tuple[tuple[str, str], ...],
+    snapshot: bool,
+    unset_clears: tuple[str, ...] = (),
+    decoded: frozenset[str] = frozenset(),
 ) -> list[str]:
     """Source lines applying one update's fields to ``values``.
 
     ``set`` fields take the value (and, in a snapshot, an omitted one is removed);
     ``replace`` patches keep omitted values and clear on null; ``merge`` patches
-    update a stored dict by top-level key; ``scoped`` fields are never stored.
-    Lists are copied, so chunks can later append to the stored one.
+    update the stored dict by top-level key, in place (our own copy is made when it is
+    first stored); ``scoped`` fields are never stored. Lists are copied, so chunks can
+    later append to the stored one. A field in `decoded` stores the bytes its base64
+    value carries, through ``DECODE[attr]`` (a value that is not base64 counts as
+    omitted).
     """
     lines = [f"values.pop({name!r}, None)" for name in unset_clears]
     for attr, mode in fields:
@@ -300,7 +387,21 @@ def _code(
             f"    values[{key}] = v",
         ]
         if mode == "merge":
-            store = ["else:", f"    values[{key}] = {{**(values.get({key}) or {{}}), **v}}"]
+            store = [
+                "else:",
+                f"    stored = values.get({key})",
+                "    if stored is None:",
+                f"        values[{key}] = dict(v)",
+                "    else:",
+                "        stored.update(v)",
+            ]
+        elif attr in decoded:
+            store = [
+                "else:",
+                f"    data = DECODE[{key}](v)",
+                "    if data is not None:",
+                f"        values[{key}] = data",
+            ]
         lines.append(f"v = update.{attr}")
         if snapshot and mode == "set":
             lines += ["if v is UNSET or v is None:", f"    values.pop({key}, None)", *store]
@@ -333,17 +434,19 @@ def _build(name: str, lines: list[str], namespace: dict[str, Any]) -> Factory:
 
 def _entity_factory(rule: EntityRule, rules: Rules) -> Factory:
     kind, key_attr, unset = rule.kind, _attr(rule.key), rules.unset
+    get_id = _id_getter(rule) if rule.path else attrgetter(key_attr)
+    decoders = _decoder(rule.decode)
 
     if rule.op == "remove":
 
         def remove_factory(state: SessionState) -> Handler:
             def remove(update: Any) -> None:
                 state.history.append(update)
-                key = (kind, getattr(update, key_attr))
-                if state._entities.pop(key, None) is not None:
-                    state.timeline.remove(key)
-                    last = state.timeline[-1] if state.timeline else None
-                    state._tail = None if last is None else state._entities.get(last)
+                removed = state._entities.pop((kind, get_id(update)), None)
+                if removed is not None and removed is state._tail:
+                    last = next(reversed(state._entities), None)  # the new latest entry
+                    found = None if last is None else state._entities[last]
+                    state._tail = found if type(found) is Entity else None
 
             return remove
 
@@ -353,16 +456,22 @@ def _entity_factory(rule: EntityRule, rules: Rules) -> Factory:
     # kind, else gets an ID of the reducer's own ("#1", "#2", ...: the session's next
     # number whose ID no entity of this kind holds), stable for the rest of the session.
     values = f"{key_attr!r}: ident" + (", **INITIAL" if rule.initial else "")
-    patch = _code(rule.fields, snapshot=False)
+    patch = _code(rule.fields, snapshot=False, decoded=frozenset(decoders))
     lines = [
         "history_append = state.history.append",
         "entities = state._entities",
         "get = entities.get",
-        "timeline = state.timeline",
         "def handler(update):",
         "    history_append(update)",
-        f"    ident = update.{key_attr}",
     ]
+    if rule.path:  # an ID inside a nested body; unreadable in an unknown one: no entity
+        lines += [
+            "    ident = get_id(update)",
+            "    if ident is None:",
+            "        return update",
+        ]
+    else:
+        lines += [f"    ident = update.{key_attr}"]
     # Most updates go to the latest timeline entry (a streamed message): compare with it
     # before building and hashing a key.
     lines += ["    entity = state._tail"]
@@ -392,15 +501,21 @@ def _entity_factory(rule: EntityRule, rules: Rules) -> Factory:
         "        entity._kind = KIND",
         "        entity._id = ident",
         "        entity._names = NAMES",
-        "        timeline.append(key)",
         "        state._tail = entity",
     ]
+    source = _attr(rule.append[0]) if rule.append is not None else ""
+    target = rule.append[1] if rule.append is not None else ""
+    # The appended value; from base64, bytes (a value that is not base64 appends nothing).
+    read = [f"value = update.{source}"]
+    if source in decoders:
+        read = [f"value = DECODE[{source!r}](update.{source})", "if value is None:"]
     if rule.append is not None and not patch:  # a first chunk: store it and be done
-        source, target = _attr(rule.append[0]), rule.append[1]
+        lines += [f"        {line}" for line in read]
+        if source in decoders:
+            lines += [f"            entity._values = {{{values}}}", "            return entity"]
         lines += [
-            f"        value = update.{source}",
             "        if value.__class__ is str or value.__class__ is bytes:",
-            f"            entity._values = {{{values}, {target!r}: Pieces((value,))}}",
+            f"            entity._values = {{{values}, {target!r}: Joined(value)}}",
             "        else:",
             f"            entity._values = {{{values}, {target!r}: [value]}}",
             "        return entity",
@@ -409,13 +524,15 @@ def _entity_factory(rule: EntityRule, rules: Rules) -> Factory:
         lines += [f"        entity._values = {{{values}}}"]
     lines += ["    values = entity._values", *(f"    {line}" for line in patch)]
     if rule.append is not None:
-        source, target = _attr(rule.append[0]), rule.append[1]
+        lines += [f"    {line}" for line in read]
+        if source in decoders:
+            lines += ["        return entity"]
         lines += [
             f"    current = values.get({target!r})",
             "    if current.__class__ is list:",
-            f"        current.append(update.{source})",
+            "        current.append(value)",
             "    else:",
-            f"        extend(values, {target!r}, update.{source})",
+            f"        extend(values, {target!r}, value)",
         ]
     lines += ["    return entity", "return handler"]
     namespace = {
@@ -424,9 +541,11 @@ def _entity_factory(rule: EntityRule, rules: Rules) -> Factory:
         "INITIAL": dict(rule.initial),
         "Entity": Entity,
         "new": object.__new__,
-        "Pieces": _Pieces,
+        "Joined": _Joined,
         "UNSET": unset,
         "extend": _extend,
+        "get_id": get_id,
+        "DECODE": decoders,
     }
     return _build(f"{kind} {rule.op}", lines, namespace)
 
@@ -480,8 +599,8 @@ def _snapshot_factory(rule: SnapshotRule, rules: Rules) -> Factory:
     else:
         lines += [
             "    values = slot._values",
-            "    if values.__class__ is not dict:",
-            "        values = slot._values = dict(values.items())",
+            "    if values.__class__ is not dict:  # our own copy of what a whole update held",
+            "        values = slot._values = {k: copy(v) for k, v in values.items()}",
             # a snapshot is complete: fields of the slot that this class lacks are gone
             *(
                 f"    {line}"
@@ -493,11 +612,16 @@ def _snapshot_factory(rule: SnapshotRule, rules: Rules) -> Factory:
             ),
         ]
     if state_rule is not None:
-        lines += ["    state._state_tag = TAG"]
+        lines += ["    before, state._state_tag = state._state_tag, TAG"]
         if rule.tag == state_rule.idle:
+            # A repeated idle without a stop reason is not a new completion: it keeps the
+            # last one. Entering idle takes what it carries, None included; the error
+            # belongs to the "error" stop reason only.
             lines += [
-                "    state.stop_reason = values.get('stop_reason')",
-                "    state.error = values.get('error')",
+                "    carried = values.get('stop_reason')",
+                "    if before != TAG or carried is not None:",
+                "        state.stop_reason = carried",
+                "        state.error = values.get('error') if carried == ERROR_STOP else None",
             ]
     lines += ["    return slot", "return handler"]
     namespace = {
@@ -508,5 +632,11 @@ def _snapshot_factory(rule: SnapshotRule, rules: Rules) -> Factory:
         "UNSET": rules.unset,
         "BODY": body,
         "new": object.__new__,
+        "ERROR_STOP": ERROR_STOP,
+        "copy": _copy,
     }
     return _build(f"{rule.slot} snapshot", lines, namespace)
+
+
+def _copy(value: Any) -> Any:
+    return value.copy() if type(value) is dict or type(value) is list else value
