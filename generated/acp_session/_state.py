@@ -448,9 +448,10 @@ def _entity_factory(rule: EntityRule, rules: Rules) -> Factory:
                 state.history.append(update)
                 removed = state._entities.pop((kind, get_id(update)), None)
                 if removed is not None and removed is state._tail:
-                    last = next(reversed(state._entities), None)  # the new latest entry
-                    found = None if last is None else state._entities[last]
-                    state._tail = found if type(found) is Entity else None
+                    # Finding the entry before it would walk the dict's deleted slots, so
+                    # removals newest first would cost more and more: an unkeyed update
+                    # after this starts a new entity instead.
+                    state._tail = None
 
             return remove
 
