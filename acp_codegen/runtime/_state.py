@@ -231,8 +231,9 @@ class SessionState:
 
     def apply(self, update: Any) -> Any:
         """Apply one decoded update; returns the entity or slot it changed, or the update."""
-        handler = self._handlers.get(type(update))
-        if handler is None:  # a known update the annotations say nothing about
+        try:
+            handler = self._handlers[type(update)]
+        except KeyError:  # a known update the annotations say nothing about
             self.history.append(update)
             return update
         return handler(update)
@@ -529,10 +530,9 @@ def _entity_factory(rule: EntityRule, rules: Rules) -> Factory:
         if source in decoders:
             lines += ["        return entity"]
         lines += [
-            f"    current = values.get({target!r})",
-            "    if current.__class__ is list:",
-            "        current.append(value)",
-            "    else:",
+            "    try:",
+            f"        values[{target!r}].append(value)",
+            "    except (KeyError, AttributeError):  # none yet, or text a full update stored",
             f"        extend(values, {target!r}, value)",
         ]
     lines += ["    return entity", "return handler"]
