@@ -229,7 +229,8 @@ def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
     for name, source in target.runtime.items():
         files[name] = header + render.runtime_source(source)
     if spec is not None:
-        files["_state.py"] = header + render.runtime_source("_state.py")
+        for name in ("_state.py", "_handlers.py"):
+            files[name] = header + render.runtime_source(name)
     files["py.typed"] = ""
     return format_sources(files) if job.formatter == "ruff" else files
 
