@@ -10,8 +10,6 @@ are snapshots.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -22,7 +20,7 @@ from acp_codegen import emit
 from acp_codegen.pipeline import Job, generate
 from tests import corpus
 from tests.conftest import GenerateFn
-from tests.userproject import REPO
+from tests.userproject import run_readme_example
 
 V1_STABLE = "schema/v1/schema.json"
 
@@ -285,11 +283,4 @@ def test_readme_client_loop_runs_on_newest_v1(tmp_path: Path) -> None:
     corpus.require()
     files = generate(Job(corpus.newest(V1_STABLE), tmp_path / "acp_v1", "acp_v1"))
     emit.write_tree(tmp_path / "acp_v1", files)
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("### The same loop on v1", 1)[1].split("\n## ", 1)[0]
-    code = section.split("```python\n", 1)[1].split("```", 1)[0]
-    expected = section.split("```text\n", 1)[1].split("```", 1)[0]
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                          text=True, check=False)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == expected
+    run_readme_example("### The same loop on v1", tmp_path)
