@@ -72,7 +72,14 @@ def _options(verb: str) -> list[Callable[[Callable[..., Any]], Callable[..., Any
             "overlays",
             multiple=True,
             type=click.Path(path_type=Path),
-            help="Apply this x-acp-* annotation overlay to the schema (repeatable).",
+            help="Apply this x-acp-* annotation overlay to the schema (repeatable); "
+            "replaces the built-in overlay.",
+        ),
+        click.option(
+            "--no-builtin-overlay",
+            is_flag=True,
+            help="Do not annotate a published schema with the built-in v1/v2 overlay "
+            "(the package then has no SessionState).",
         ),
         click.option(
             "--target",
@@ -113,19 +120,28 @@ def _jobs(kwargs: dict[str, Any]) -> list[NamedJob]:
         formatter=kwargs["formatter"],
         overlays=kwargs["overlays"],
         line_length=kwargs["line_length"],
+        no_builtin_overlay=kwargs["no_builtin_overlay"],
     )
     loaded = config.load(kwargs["config_path"])
     return config.select(loaded, kwargs["job_names"], flags)
 
 
-def _generate_all(jobs: list[NamedJob], console: Console) -> list[tuple[NamedJob, dict[str, str]]]:
-    """Generate every job in memory, in order, before any of them is written."""
+Result = tuple[NamedJob, dict[str, str], list[str]]
+
+
+def _generate_all(jobs: list[NamedJob], console: Console) -> list[Result]:
+    """Generate every job in memory, in order, before any of them is written.
+
+    Each result carries the job's notes (a package without `SessionState`, and why),
+    printed once the job is written or checked, so a failed run prints only its error.
+    """
     results = []
     for index, named in enumerate(jobs, 1):
         console.progress(index, len(jobs), f"{named.name}: {named.job.schema}")
         started = time.perf_counter()
+        notes: list[str] = []
         try:
-            files = generate(named.job)
+            files = generate(named.job, notes)
         except UsageError as exc:
             if len(jobs) > 1:
                 raise UsageError(f"job {named.name!r}: {exc}") from None
@@ -135,7 +151,7 @@ def _generate_all(jobs: list[NamedJob], console: Console) -> list[tuple[NamedJob
             f"(package {named.job.package}, target {named.job.target}, "
             f"{len(files)} files, {time.perf_counter() - started:.2f}s)"
         )
-        results.append((named, files))
+        results.append((named, files, notes))
     console.done()
     return results
 
@@ -201,11 +217,13 @@ def generate_command(check: bool, force: bool, **kwargs: Any) -> None:
     if check:
         _check(results, console)
         return
-    for named, files in results:  # refuse before any job is written
+    for named, files, _notes in results:  # refuse before any job is written
         emit.check_writable(named.job.out, files, force)
-    for named, files in results:
+    for named, files, notes in results:
         emit.write_tree(named.job.out, files, force)
         console.info(f"wrote {len(files)} files to {named.job.out}", fg="green")
+        for note in notes:
+            console.warn(note)
 
 
 @main.command("check", epilog=_CONFIG + "\n" + _EXIT_CHECK)
@@ -225,9 +243,9 @@ def check_command(**kwargs: Any) -> None:
     _check(_generate_all(_jobs(kwargs), console), console)
 
 
-def _check(results: list[tuple[NamedJob, dict[str, str]]], console: Console) -> None:
+def _check(results: list[Result], console: Console) -> None:
     stale = 0
-    for named, files in results:
+    for named, files, _notes in results:
         job = named.job
         state = emit.tree_state(job.out)
         if state == "foreign":

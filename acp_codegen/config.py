@@ -14,7 +14,8 @@ ways::
 
 Keys of a job: ``schema`` and ``out`` (required), ``package`` (defaults to the
 last part of ``out``), ``target``, ``formatter``, ``line_length``, ``roots``,
-``all`` and ``overlays`` (files adding ``x-acp-*`` annotations). Paths are relative to the
+``all``, ``overlays`` (files adding ``x-acp-*`` annotations) and ``builtin_overlay``
+(false turns off the built-in v1/v2 overlay). Paths are relative to the
 pyproject.toml that holds them. Command-line flags override the keys of every
 selected job. Every mistake is a `UsageError` whose one line names the file,
 the table and the key.
@@ -37,7 +38,7 @@ TABLE = "tool.acp-codegen"
 #: What ``Job`` headers record for a job that comes from the configuration unchanged.
 CONFIG_COMMAND = "acp-codegen generate"
 _STR_KEYS = ("schema", "out", "package", "target", "formatter")
-JOB_KEYS = (*_STR_KEYS, "line_length", "roots", "all", "overlays")
+JOB_KEYS = (*_STR_KEYS, "line_length", "roots", "all", "overlays", "builtin_overlay")
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class Overrides:
     formatter: str | None = None
     overlays: tuple[Path, ...] = ()
     line_length: int | None = None
+    no_builtin_overlay: bool = False
 
     def any(self) -> bool:
         return any(
@@ -74,6 +76,7 @@ class Overrides:
                 self.formatter,
                 self.overlays,
                 self.line_length,
+                self.no_builtin_overlay,
             )
         )
 
@@ -168,6 +171,9 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
     take_all = entry.get("all", False)
     if not isinstance(take_all, bool):
         raise UsageError(f"{label} key 'all' must be true or false")
+    builtin_overlay = entry.get("builtin_overlay", True)
+    if not isinstance(builtin_overlay, bool):
+        raise UsageError(f"{label} key 'builtin_overlay' must be true or false")
     formatter = entry.get("formatter", "ruff")
     if formatter not in FORMATTERS:
         raise UsageError(
@@ -199,6 +205,7 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
         formatter=formatter,
         line_length=line_length,
         overlays=tuple(base / o for o in overlays),
+        builtin_overlay=builtin_overlay,
         command=CONFIG_COMMAND,
     )
 
@@ -249,6 +256,7 @@ def override(job: Job, flags: Overrides) -> Job:
         formatter=flags.formatter or job.formatter,
         line_length=flags.line_length or job.line_length,
         overlays=flags.overlays or job.overlays,
+        builtin_overlay=job.builtin_overlay and not flags.no_builtin_overlay,
         command="",
     )
 
@@ -272,6 +280,7 @@ def job_from_flags(flags: Overrides) -> Job:
         formatter=flags.formatter or "ruff",
         line_length=flags.line_length or LINE_LENGTH,
         overlays=flags.overlays,
+        builtin_overlay=not flags.no_builtin_overlay,
     )
 
 

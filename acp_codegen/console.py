@@ -97,6 +97,12 @@ class Console:
             self._end_progress()
             click.echo(click.style(safe(message), dim=True), err=True, color=self.err_color)
 
+    def warn(self, message: str) -> None:
+        """A line on stderr about the result (not an error); ``--quiet`` drops it."""
+        if self.verbosity >= 1:
+            self._end_progress()
+            click.echo(click.style(message, fg="yellow"), err=True, color=self.err_color)
+
     def notice(self, message: str, fg: str = "yellow") -> None:
         """A line on stderr that even ``--quiet`` keeps (a stale package)."""
         self._end_progress()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import (
     build,
+    ir,
     limits,
     load,
     naming,
@@ -21,7 +22,7 @@ from . import (
     render,
     semantics,
 )
-from .errors import UsageError
+from .errors import SchemaError, UsageError
 from .format import FORMATTERS, LINE_LENGTH, format_sources, require
 from .target import MODULES, STATE_MODULE
 from .targets import TARGETS
@@ -45,6 +46,9 @@ class Job:
     line_length: int = LINE_LENGTH
     #: Overlay files adding x-acp-* annotations to a schema we did not write.
     overlays: tuple[Path, ...] = ()
+    #: Without `overlays`, annotate an unannotated schema with the built-in overlay
+    #: its shape selects (``overlay.choose_builtin``).
+    builtin_overlay: bool = True
     #: The command recorded in file headers; defaults to the equivalent CLI call.
     command: str = ""
 
@@ -59,6 +63,8 @@ class Job:
         ]
         parts += [f"--root {r}" for r in self.roots]
         parts += [f"--overlay {o.as_posix()}" for o in self.overlays]
+        if not self.builtin_overlay:
+            parts.append("--no-builtin-overlay")
         if self.take_all:
             parts.append("--all")
         if self.target != "msgspec":
@@ -78,6 +84,7 @@ class Job:
             "target": self.target,
             "formatter": self.formatter,
             "line_length": self.line_length,
+            "builtin_overlay": self.builtin_overlay,
         }
 
 
@@ -105,31 +112,79 @@ def check_package_name(package: str) -> None:
         raise UsageError(f"--package {package!r} {problem}")
 
 
-def load_schema(job: Job) -> load.LoadedSchema:
-    """The job's schema with its overlays applied."""
-    loaded = load.load_path(job.schema)
-    for path in job.overlays:
-        loaded = overlay.apply_overlay(loaded, path)
-    return loaded
+def annotate(job: Job, loaded: load.LoadedSchema) -> tuple[load.LoadedSchema, str, bool]:
+    """The schema with the job's annotations, why a package from it might lack a reducer,
+    and whether the annotations came from a built-in overlay.
+
+    Overlays named by the job win; a schema that annotates itself is kept as is;
+    otherwise the built-in overlay the schema's shape selects is applied. A built-in
+    overlay that selects a schema but cannot annotate it leaves the schema plain, and
+    the returned reason names the revision and the failing entry.
+    """
+    if job.overlays:
+        for path in job.overlays:
+            loaded = overlay.apply_overlay(loaded, path)
+        return loaded, "the --overlay files annotate no session/update variant", False
+    if overlay.is_annotated(loaded.document):
+        return loaded, "the schema's own x-acp-* annotations mark no session/update variant", False
+    if not job.builtin_overlay:
+        why = "the schema has no x-acp-* annotations and --no-builtin-overlay is set"
+        return loaded, why, False
+    chosen = overlay.choose_builtin(loaded)
+    if chosen is None:
+        families = " nor ".join(b.family for b in overlay.builtins())
+        why = (
+            "the schema has no x-acp-* annotations and its shape fits neither built-in "
+            f"overlay ({families}); pass --overlay FILE to add them"
+        )
+        return loaded, why, False
+    failed = f"the built-in {chosen.family} overlay cannot annotate this revision"
+    try:
+        return overlay.apply_overlay(loaded, chosen.path), failed, True
+    except SchemaError as exc:
+        return loaded, f"{failed}: {exc}", False
 
 
-def generate(job: Job) -> dict[str, str]:
-    """Run every stage but emit; returns relative path -> file text."""
+def build_module(job: Job) -> tuple[ir.Module, str, object]:
+    """Load, annotate and build.
+
+    Also returns why the package might get no reducer, and the annotated document the
+    module was built from (what the provenance hash covers).
+    """
+    plain = load.load_path(job.schema)
+    loaded, why, builtin = annotate(job, plain)
+    module = build.build(loaded, job.roots, job.take_all)
+    if builtin:  # a built-in overlay never stops a schema from generating
+        try:
+            semantics.reducer_spec(module)
+        except SchemaError as exc:
+            plain_module = build.build(plain, job.roots, job.take_all)
+            return plain_module, f"{why}: {exc}", plain.document
+    if module.update_union is None:
+        why = "the generated definitions hold no session/update union"
+    return module, why, loaded.document
+
+
+def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
+    """Run every stage but emit; returns relative path -> file text.
+
+    One line per thing the user should know about the result (a package without
+    a `SessionState`, and why) is appended to `notes`.
+    """
     check_package_name(job.package)
     target = TARGETS.get(job.target)
     if target is None:
         raise UsageError(f"unknown target {job.target!r} (available: {', '.join(TARGETS)})")
     target.check_installed()
     require(job.formatter)
-    loaded = load_schema(job)
-    module = build.build(loaded, job.roots, job.take_all)
+    module, why, document = build_module(job)
     limits.check_model_chains(module, job.target)
     view = target.lower(module)
     options = job.options()
     record = render.Provenance(
         job.schema.name,
         job.regenerate_command(),
-        provenance.input_sha256(loaded.document, options),
+        provenance.input_sha256(document, options),
         tuple(options.items()),
     )
     codec_names = ["DecodeError", "decode", "encode"]
@@ -144,6 +199,8 @@ def generate(job: Job) -> dict[str, str]:
         key=naming.isort_key,
     )
     spec = semantics.reducer_spec(module)
+    if spec is None and notes is not None:
+        notes.append(f"{job.schema.name}: no SessionState generated: {why}")
     state_names = ["Entity", "SessionState"] if spec else []
     all_names = sorted(
         set(view.model_names)

@@ -26,6 +26,8 @@ from .views import View
 #: The generated modules every target renders (``state.py`` too when the schema has a reducer).
 MODULES = ("__init__.py", "models.py", "dispatch.py", "codec.py", "_provenance.py")
 STATE_MODULE = "state.py"
+#: Shared runtime files (in ``acp_codegen/runtime/``) that ``state.py`` imports.
+STATE_RUNTIME = ("_state.py", "_handlers.py")
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ class Target:
 
     name: str
     lower: Callable[[ir.Module], View]
-    #: Shared runtime files this target's package carries besides ``_state.py``.
+    #: Shared runtime files this target's package carries besides `STATE_RUNTIME`.
     shared: tuple[str, ...] = ("_base.py",)
     #: A library the generator itself imports for this target, and the extra that installs it.
     requires: tuple[str, str] | None = None
@@ -58,7 +60,7 @@ class Target:
     def runtime_files(self, with_state: bool) -> dict[str, Traversable]:
         """Package file name -> its hand-written source, the target's own files last."""
         shared = resources.files("acp_codegen").joinpath("runtime")
-        names = self.shared + (("_state.py",) if with_state else ())
+        names = self.shared + (STATE_RUNTIME if with_state else ())
         files = {name: shared.joinpath(name) for name in names}
         own = sorted(
             (f for f in self.runtime_dir().iterdir() if f.name.endswith(".py")),

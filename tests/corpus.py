@@ -89,6 +89,14 @@ def newest(original_path: str) -> Path:
     return max(matches, key=lambda r: (r.commit_date, r.file)).path
 
 
+def oldest(original_path: str) -> Path:
+    """The oldest revision whose blob ever stood at `original_path`."""
+    matches = [r for r in schemas() if r.at(original_path)]
+    if not matches:
+        raise LookupError(original_path)
+    return min(matches, key=lambda r: (r.commit_date, r.file)).path
+
+
 NEWEST = {
     "v1": "schema/v1/schema.json",
     "v1-unstable": "schema/v1/schema.unstable.json",

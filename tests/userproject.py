@@ -160,3 +160,16 @@ def snapshot_repo(where: Path) -> str:
     git_init(where)
     git_commit_all(where, "snapshot")
     return run(["git", "rev-parse", "HEAD"], where).stdout.strip()
+
+
+def run_readme_example(heading: str, cwd: Path) -> None:
+    """Run the first python block under README.md's `heading` from `cwd`; its output must be
+    exactly the first text block after it."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split(heading, 1)[1].split("\n## ", 1)[0]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    expected = section.split("```text\n", 1)[1].split("```", 1)[0]
+    proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == expected

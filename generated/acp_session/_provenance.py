@@ -8,7 +8,7 @@ options below, so reformatting the schema file does not change it.
 
 GENERATOR = "acp-codegen 0.1.0"
 SCHEMA = "session_update.schema.json"
-INPUT_SHA256 = "2e7dcc8782254650b8ce93f3174472134a49eef6fea91b106f9ecdf322225c74"
+INPUT_SHA256 = "3d33cc75fd294b3163136d469f723f5172871b66fa49f183ab6c8d41d18ef01b"
 OPTIONS = {
     "package": "acp_session",
     "roots": ["PromptResponse"],
@@ -16,4 +16,5 @@ OPTIONS = {
     "target": "msgspec",
     "formatter": "ruff",
     "line_length": 100,
+    "builtin_overlay": True,
 }

@@ -8,7 +8,7 @@ options below, so reformatting the schema file does not change it.
 
 GENERATOR = "acp-codegen 0.1.0"
 SCHEMA = "schema.json"
-INPUT_SHA256 = "c03fa3521e4bb753e98a874261d904ad40cc368466ee8ecb0703dcfe00cac207"
+INPUT_SHA256 = "39f83d92689309fdd13ce64e0aefe23bb4173d8137d6317674a1817a1b666204"
 OPTIONS = {
     "package": "pkg",
     "roots": [],
@@ -16,4 +16,5 @@ OPTIONS = {
     "target": "msgspec",
     "formatter": "ruff",
     "line_length": 100,
+    "builtin_overlay": True,
 }

@@ -8,7 +8,7 @@ options below, so reformatting the schema file does not change it.
 
 GENERATOR = "acp-codegen 0.1.0"
 SCHEMA = "schema.json"
-INPUT_SHA256 = "a93b0b9f54c67251d27cee136936bdeead59af23b08b95f1d7c3c1334cbebc48"
+INPUT_SHA256 = "435481623ebeb270d0986f5c69753f9c7d5abe7b17b9fd60917eca4bc8a4824b"
 OPTIONS = {
     "package": "pkg",
     "roots": [],
@@ -16,4 +16,5 @@ OPTIONS = {
     "target": "pydantic",
     "formatter": "ruff",
     "line_length": 100,
+    "builtin_overlay": True,
 }

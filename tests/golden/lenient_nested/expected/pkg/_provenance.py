@@ -8,7 +8,7 @@ options below, so reformatting the schema file does not change it.
 
 GENERATOR = "acp-codegen 0.1.0"
 SCHEMA = "schema.json"
-INPUT_SHA256 = "b3ce719be361f083f7688c5bf53830a9cab41edab5c35430fd9d08d10fd3814a"
+INPUT_SHA256 = "95d96e7732e423628f1ab1d9d54f57e2abcce0c644dcf4d6f6a09f3a8718ad4d"
 OPTIONS = {
     "package": "pkg",
     "roots": [],
@@ -16,4 +16,5 @@ OPTIONS = {
     "target": "msgspec",
     "formatter": "ruff",
     "line_length": 100,
+    "builtin_overlay": True,
 }

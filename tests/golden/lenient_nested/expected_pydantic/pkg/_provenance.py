@@ -8,7 +8,7 @@ options below, so reformatting the schema file does not change it.
 
 GENERATOR = "acp-codegen 0.1.0"
 SCHEMA = "schema.json"
-INPUT_SHA256 = "35160ff4684f7e95c3c1eff85178e7db49db12dcd46fb4d6e0ce5b49072c8ed1"
+INPUT_SHA256 = "d46e9358ee7d123a3410e9ec5c4742d29b3b4d3d123e1fa0db35a0cb8918b423"
 OPTIONS = {
     "package": "pkg",
     "roots": [],
@@ -16,4 +16,5 @@ OPTIONS = {
     "target": "pydantic",
     "formatter": "ruff",
     "line_length": 100,
+    "builtin_overlay": True,
 }

@@ -8,7 +8,7 @@ options below, so reformatting the schema file does not change it.
 
 GENERATOR = "acp-codegen 0.1.0"
 SCHEMA = "schema.json"
-INPUT_SHA256 = "59846500eafa13d31a0c4f4fe517ae99a2b4e0e82991e598d279f4fc30068e62"
+INPUT_SHA256 = "0e855d3b1734308692cf28ef2932b43dbd0f30dde17a7c27cee65f7ea4a99931"
 OPTIONS = {
     "package": "pkg",
     "roots": [],
@@ -16,4 +16,5 @@ OPTIONS = {
     "target": "msgspec",
     "formatter": "ruff",
     "line_length": 100,
+    "builtin_overlay": True,
 }

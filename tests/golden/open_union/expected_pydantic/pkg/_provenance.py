@@ -8,7 +8,7 @@ options below, so reformatting the schema file does not change it.
 
 GENERATOR = "acp-codegen 0.1.0"
 SCHEMA = "schema.json"
-INPUT_SHA256 = "4a9332ac988824317638cd6b7c7521ae91786c97e6793c962b967719cbbe8c00"
+INPUT_SHA256 = "348bb8b5f6571807d0ca68341d212161f17806e939a4d4f52e7081696c705920"
 OPTIONS = {
     "package": "pkg",
     "roots": [],
@@ -16,4 +16,5 @@ OPTIONS = {
     "target": "pydantic",
     "formatter": "ruff",
     "line_length": 100,
+    "builtin_overlay": True,
 }
