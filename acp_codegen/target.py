@@ -23,6 +23,26 @@ from . import ir
 from .errors import UsageError
 from .views import View
 
+#: The runtime contract: every name generated code (shared templates and `lowering`) reads
+#: from ``_runtime.py`` as ``_rt.<name>`` or imports from it, on every target. A target's
+#: own templates and lowering may use more; it lists those in `Target.runtime_extras`.
+#: tests/test_runtime_contract.py checks both lists against the templates, the lowerings
+#: and each target's runtime.
+RUNTIME_CONTRACT = {
+    "UNSET": "the value of an omitted optional field (public)",
+    "UnsetType": "its type (public)",
+    "DecodeError": "the one exception decoding raises (public)",
+    "Method": "a row of the METHODS table: side, params and result types",
+    "OpenStrEnum": "base of a string enum that keeps unknown values",
+    "OpenIntEnum": "base of an integer enum that keeps unknown values",
+    "UnknownVariant": "base of the class holding an unknown tagged-union member",
+    "tagged_union": "the runtime type of a tagged union, from its tag table",
+    "lenient": "field marker: a bad value becomes the default (x-deserialize-default-on-error)",
+    "skip_invalid": "list marker: bad items are dropped (x-deserialize-skip-invalid-items)",
+    "decode": "the slow path: decode with leniency and unknown members kept",
+    "convert": "the slow path for an already parsed JSON value",
+}
+
 #: The generated modules every target renders (``state.py`` too when the schema has a reducer).
 MODULES = ("__init__.py", "models.py", "dispatch.py", "codec.py", "_provenance.py")
 STATE_MODULE = "state.py"
@@ -40,6 +60,8 @@ class Target:
     shared: tuple[str, ...] = ("_base.py",)
     #: A library the generator itself imports for this target, and the extra that installs it.
     requires: tuple[str, str] | None = None
+    #: ``_rt.<name>``s this target's own templates and lowering use beyond `RUNTIME_CONTRACT`.
+    runtime_extras: tuple[str, ...] = ()
 
     def check_installed(self) -> None:
         """Refuse, in one line, a target whose library is not installed."""

@@ -5,4 +5,8 @@ from __future__ import annotations
 from ...target import Target
 from .lower import lower
 
-TARGET = Target("msgspec", lower)
+TARGET = Target(
+    "msgspec",
+    lower,
+    runtime_extras=("MISS", "RawEnvelope", "dec_hook", "enc_hook", "parse_json", "shape_union"),
+)
