@@ -210,13 +210,13 @@ class Lowering(ABC):
             handlers.append(HandlerView(naming.UNKNOWN_HANDLER, "", union.unknown_name))
             rows.append((union.unknown_name, naming.UNKNOWN_HANDLER))
         self._check_handlers(union, [h.method for h in handlers[len(union.variants) :]])
-        return name + "Handler", tuple(handlers), tuple(rows)
+        return naming.handler_class(name), tuple(handlers), tuple(rows)
 
     def _check_handlers(self, union: ir.TaggedUnion, extra: list[str]) -> None:
         """The handler class and its methods are derived names; two owners is an error.
 
         `extra` holds the methods of the default variant and the unknown fallback."""
-        handler = union.name + "Handler"
+        handler = naming.handler_class(union.name)
         if self.module.find(handler) is not None:
             raise SchemaError(
                 f"definition {handler!r} takes the name of the handler class of {union.pointer}",

@@ -26,9 +26,7 @@ from .errors import SchemaError, UsageError
 from .format import FORMATTERS, LINE_LENGTH, format_sources, require
 from .target import MODULES, STATE_MODULE
 from .targets import TARGETS
-from .views import View
 
-PUBLIC_RUNTIME = ("UNSET", "DecodeError", "UnsetType")
 __all__ = ["FORMATTERS", "LINE_LENGTH", "TARGETS", "Job", "generate"]
 
 
@@ -187,51 +185,16 @@ def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
         provenance.input_sha256(document, options),
         tuple(options.items()),
     )
-    codec_names = ["DecodeError", "decode", "encode"]
-    if view.update_union:
-        codec_names.append("decode_update")
-    if view.notification:
-        codec_names.append("decode_notification")
-    dispatch_names = sorted(
-        [t.name for t in view.tables]
-        + ["METHODS"]
-        + ([view.handler, "dispatch"] if view.handler else []),
-        key=naming.isort_key,
-    )
     spec = semantics.reducer_spec(module)
     if spec is None and notes is not None:
         notes.append(f"{job.schema.name}: no SessionState generated: {why}")
-    state_names = ["Entity", "SessionState"] if spec else []
-    all_names = sorted(
-        set(view.model_names)
-        | set(codec_names)
-        | set(dispatch_names)
-        | set(PUBLIC_RUNTIME)
-        | set(state_names),
-        key=naming.isort_key,
-    )
-    imports = sorted(_dispatch_imports(view), key=naming.import_key)
-    codec_names.sort(key=naming.isort_key)
     context = {
-        "model_imports": sorted(view.model_names, key=naming.import_key),
-        "dispatch_imports": sorted(dispatch_names, key=naming.import_key),
-        "codec_imports": sorted(
-            (n for n in codec_names if n != "DecodeError"), key=naming.import_key
-        ),
-        "codec_models": sorted(
-            {n for n in (view.update_union, view.notification) if n}, key=naming.import_key
-        ),
         "view": view,
+        "package": naming.package_view(view, _state_models(spec)),
         "provenance": record,
         "title": module.title or "ACP bindings",
-        "codec_names": codec_names,
-        "dispatch_names": dispatch_names,
-        "all_names": all_names,
-        "imports": imports,
         "library_imports": view.library_imports,
         "spec": spec,
-        "state_names": state_names,
-        "state_imports": _state_imports(spec),
     }
     modules = MODULES + ((STATE_MODULE,) if spec is not None else ())
     files = render.render(modules, context, target.name)
@@ -242,25 +205,11 @@ def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
     return format_sources(files, job.formatter, job.line_length)
 
 
-def _state_imports(spec: semantics.ReducerSpec | None) -> list[str]:
+def _state_models(spec: semantics.ReducerSpec | None) -> set[str] | None:
+    """The model classes ``state.py`` names, or None when there is no reducer."""
     if spec is None:
-        return []
+        return None
     names = {e.cls for e in spec.entities} | {s.cls for s in spec.snapshots} | set(spec.live)
     if spec.unknown:
         names.add(spec.unknown)
-    return sorted(names, key=naming.import_key)
-
-
-def _dispatch_imports(view: View) -> set[str]:
-    names: set[str] = set()
-    for table in view.tables:
-        names.update(table.classes)
-    for cls, _ in view.dispatch_rows:
-        names.add(cls)
-    for h in view.handlers:
-        names.add(h.annotation)
-    for m in view.methods:
-        names.update(n for n in (m.params, m.result) if n != "None")
-    if view.handler_union:
-        names.add(view.handler_union)
     return names

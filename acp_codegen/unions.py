@@ -179,6 +179,7 @@ def tagged(
                     target,
                     nested=True,
                     annotations=annotations_of(member),
+                    handler=naming.handler_method(value),
                 )
             )
             continue
@@ -206,7 +207,14 @@ def tagged(
         )
         reg.add(struct)
         variants.append(
-            ir.Variant(value, member_doc or "", where, cls, annotations=annotations_of(member))
+            ir.Variant(
+                value,
+                member_doc or "",
+                where,
+                cls,
+                annotations=annotations_of(member),
+                handler=naming.handler_method(value),
+            )
         )
     default_name = default_tag = None
     if layout.default is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from acp_codegen import naming
@@ -131,3 +133,21 @@ def test_sort_keys_follow_ruff_order() -> None:
         "METHODS", "UNSET", "Bar", "Foo2", "Foo10", "decode", "dispatch"]
     assert sorted(["AuthMethodAgent", "AuthenticateRequest"], key=naming.import_key) == [
         "AuthenticateRequest", "AuthMethodAgent"]
+
+
+def test_templates_take_public_names_from_the_package_view() -> None:
+    """Imports of the package's own modules and every ``__all__`` come from `package_view`:
+    a template line that imports or exports must not spell a name itself."""
+    import re
+
+    root = Path(__file__).resolve().parent.parent / "templates"
+    own = re.compile(r"^from \.(_runtime|models|codec|dispatch|state) import (?!\(|\{\{)")
+    checked = 0
+    for template in sorted(root.rglob("*.j2")):
+        for number, line in enumerate(template.read_text(encoding="utf-8").splitlines(), 1):
+            where = f"{template.relative_to(root)}:{number}"
+            assert not own.match(line), f"{where} imports a name it spells itself: {line}"
+            if line.startswith("__all__"):
+                checked += 1
+                assert "{{" in line or line.rstrip().endswith("["), where
+    assert checked >= 3

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from acp_codegen import render
+from acp_codegen.naming import RUNTIME_API
 from acp_codegen.pipeline import Job, generate
 from acp_codegen.target import RUNTIME_CONTRACT, Target
 from acp_codegen.targets import TARGETS
@@ -42,6 +43,8 @@ def used_names(paths: list[Path]) -> set[str]:
                 and not _is_docstring(tree, node)
             )
         names |= set(_RT.findall(text))
+        if "package.runtime" in text:  # __init__ re-exports naming.RUNTIME_API
+            names |= set(RUNTIME_API)
         for group in _IMPORTED.findall(text):
             names |= {n.strip() for n in group.split(",") if n.strip()}
     return names
