@@ -82,6 +82,13 @@ def _options(verb: str) -> list[Callable[[Callable[..., Any]], Callable[..., Any
             "(the package then has no SessionState).",
         ),
         click.option(
+            "--templates",
+            type=click.Path(path_type=Path),
+            metavar="DIR",
+            help="Use the templates in DIR in place of the built-in ones of the same file "
+            "name (models.py.j2, header.j2, ...).",
+        ),
+        click.option(
             "--target",
             type=click.Choice(tuple(TARGETS)),
             help="Model library of the package. [default: msgspec]",
@@ -121,6 +128,7 @@ def _jobs(kwargs: dict[str, Any]) -> list[NamedJob]:
         overlays=kwargs["overlays"],
         line_length=kwargs["line_length"],
         no_builtin_overlay=kwargs["no_builtin_overlay"],
+        templates=kwargs["templates"],
     )
     loaded = config.load(kwargs["config_path"])
     return config.select(loaded, kwargs["job_names"], flags)

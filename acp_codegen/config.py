@@ -14,8 +14,9 @@ ways::
 
 Keys of a job: ``schema`` and ``out`` (required), ``package`` (defaults to the
 last part of ``out``), ``target``, ``formatter``, ``line_length``, ``roots``,
-``all``, ``overlays`` (files adding ``x-acp-*`` annotations) and ``builtin_overlay``
-(false turns off the built-in v1/v2 overlay). Paths are relative to the
+``all``, ``overlays`` (files adding ``x-acp-*`` annotations), ``builtin_overlay``
+(false turns off the built-in v1/v2 overlay) and ``templates`` (a folder of
+templates replacing the built-in ones by file name). Paths are relative to the
 pyproject.toml that holds them. Command-line flags override the keys of every
 selected job. Every mistake is a `UsageError` whose one line names the file,
 the table and the key.
@@ -37,7 +38,7 @@ from .pipeline import FORMATTERS, Job, check_package_name, package_name_problem
 TABLE = "tool.acp-codegen"
 #: What ``Job`` headers record for a job that comes from the configuration unchanged.
 CONFIG_COMMAND = "acp-codegen generate"
-_STR_KEYS = ("schema", "out", "package", "target", "formatter")
+_STR_KEYS = ("schema", "out", "package", "target", "formatter", "templates")
 JOB_KEYS = (*_STR_KEYS, "line_length", "roots", "all", "overlays", "builtin_overlay")
 
 
@@ -63,6 +64,7 @@ class Overrides:
     overlays: tuple[Path, ...] = ()
     line_length: int | None = None
     no_builtin_overlay: bool = False
+    templates: Path | None = None
 
     def any(self) -> bool:
         return any(
@@ -77,6 +79,7 @@ class Overrides:
                 self.overlays,
                 self.line_length,
                 self.no_builtin_overlay,
+                self.templates,
             )
         )
 
@@ -206,6 +209,7 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
         line_length=line_length,
         overlays=tuple(base / o for o in overlays),
         builtin_overlay=builtin_overlay,
+        templates=base / entry["templates"] if "templates" in entry else None,
         command=CONFIG_COMMAND,
     )
 
@@ -257,6 +261,7 @@ def override(job: Job, flags: Overrides) -> Job:
         line_length=flags.line_length or job.line_length,
         overlays=flags.overlays or job.overlays,
         builtin_overlay=job.builtin_overlay and not flags.no_builtin_overlay,
+        templates=flags.templates or job.templates,
         command="",
     )
 
@@ -281,6 +286,7 @@ def job_from_flags(flags: Overrides) -> Job:
         line_length=flags.line_length or LINE_LENGTH,
         overlays=flags.overlays,
         builtin_overlay=not flags.no_builtin_overlay,
+        templates=flags.templates,
     )
 
 

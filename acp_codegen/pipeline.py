@@ -47,6 +47,8 @@ class Job:
     #: Without `overlays`, annotate an unannotated schema with the built-in overlay
     #: its shape selects (``overlay.choose_builtin``).
     builtin_overlay: bool = True
+    #: A folder of templates that replace the built-in ones of the same file name.
+    templates: Path | None = None
     #: The command recorded in file headers; defaults to the equivalent CLI call.
     command: str = ""
 
@@ -63,6 +65,8 @@ class Job:
         parts += [f"--overlay {o.as_posix()}" for o in self.overlays]
         if not self.builtin_overlay:
             parts.append("--no-builtin-overlay")
+        if self.templates is not None:
+            parts.append(f"--templates {self.templates.as_posix()}")
         if self.take_all:
             parts.append("--all")
         if self.target != "msgspec":
@@ -75,7 +79,7 @@ class Job:
 
     def options(self) -> dict[str, object]:
         """The keys that shape the output (besides the schema), for the provenance hash."""
-        return {
+        options: dict[str, object] = {
             "package": self.package,
             "roots": list(self.roots),
             "all": self.take_all,
@@ -84,6 +88,10 @@ class Job:
             "line_length": self.line_length,
             "builtin_overlay": self.builtin_overlay,
         }
+        if self.templates is not None:
+            # Which templates were replaced, by content: the folder's path is not an input.
+            options["templates"] = render.override_digests(self.target, self.templates)
+        return options
 
 
 def package_name_problem(package: str) -> str | None:
@@ -174,6 +182,8 @@ def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
     if target is None:
         raise UsageError(f"unknown target {job.target!r} (available: {', '.join(TARGETS)})")
     target.check_installed()
+    if job.templates is not None:
+        render.check_override(target.name, job.templates)
     require(job.formatter)
     module, why, document = build_module(job)
     limits.check_model_chains(module, job.target)
@@ -197,8 +207,8 @@ def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
         "spec": spec,
     }
     modules = MODULES + ((STATE_MODULE,) if spec is not None else ())
-    files = render.render(modules, context, target.name)
-    header = render.header(record, target.name)
+    files = render.render(modules, context, target.name, job.templates)
+    header = render.header(record, target.name, job.templates)
     for name, source in target.runtime_files(spec is not None).items():
         files[name] = header + source.read_text(encoding="utf-8")
     files["py.typed"] = ""

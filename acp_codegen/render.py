@@ -15,6 +15,7 @@ into inert Python string-literal or comment data.
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -24,6 +25,7 @@ from typing import Any
 import jinja2
 
 from . import __version__
+from .errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,35 @@ class TemplateLoader(jinja2.BaseLoader):
         raise jinja2.TemplateNotFound(template)
 
 
+def template_names(target: str) -> list[str]:
+    """The file names an override folder may replace for `target`."""
+    root = templates_root()
+    names = {p.name for folder in (root / target, root / "common") for p in folder.glob("*.j2")}
+    return sorted(names)
+
+
+def check_override(target: str, folder: Path) -> None:
+    """Refuse an override folder that is missing or holds a file no template is named."""
+    if not folder.is_dir():
+        raise UsageError(f"--templates {folder}: not a folder")
+    known = template_names(target)
+    for path in sorted(folder.iterdir()):
+        if path.name not in known:
+            raise UsageError(
+                f"--templates {folder}: {path.name!r} replaces no {target} template "
+                f"(known: {', '.join(known)})"
+            )
+
+
+def override_digests(target: str, folder: Path) -> dict[str, str]:
+    """``file name -> sha256`` of each template an override folder replaces."""
+    check_override(target, folder)
+    return {
+        path.name: hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.iterdir())
+    }
+
+
 @functools.cache
 def environment(target: str = "msgspec", override: Path | None = None) -> jinja2.Environment:
     """The strict environment of one target (and override folder); cached, so templates
@@ -151,7 +182,20 @@ def render(
 ) -> dict[str, str]:
     """Render each generated module ``<file>`` from its template ``<file>.j2``."""
     env = environment(target, override)
-    return {name: env.get_template(name + ".j2").render(**context) for name in modules}
+    out: dict[str, str] = {}
+    for name in modules:
+        try:
+            out[name] = env.get_template(name + ".j2").render(**context)
+        except jinja2.TemplateError as exc:
+            if override is None:
+                raise  # a built-in template is wrong: a generator bug, with its traceback
+            where = (
+                f"{exc.filename}:{exc.lineno}"
+                if isinstance(exc, jinja2.TemplateSyntaxError)
+                else name + ".j2"
+            )
+            raise UsageError(f"template {where}: {exc.message or type(exc).__name__}") from None
+    return out
 
 
 def header(provenance: Provenance, target: str = "msgspec", override: Path | None = None) -> str:
