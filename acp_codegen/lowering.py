@@ -122,45 +122,9 @@ class Lowering(ABC):
         )
         return AliasView(node.name, node.doc, " | ".join(static) or "typing.Any", runtime)
 
-    # -- alias order --------------------------------------------------------------------------
-    def alias_deps(self, node: ir.Def) -> set[str]:
-        """Names of other aliases an alias's runtime expression evaluates eagerly."""
-        refs: set[str] = set()
-        if isinstance(node, ir.TaggedUnion):
-            refs |= {v.target for v in node.variants if v.nested}
-        elif isinstance(node, ir.ShapeUnion):
-            for member in node.members:
-                refs |= _refs(member)
-        elif isinstance(node, ir.Alias):
-            refs |= _refs(node.target)
-        return {
-            r
-            for r in refs
-            if isinstance(self.module.get(r), ir.Alias | ir.TaggedUnion | ir.ShapeUnion)
-        }
-
+    # -- alias order ---------------------------------------------------------------------------
     def ordered_aliases(self) -> list[ir.Def]:
-        pending = {
-            d.name: d
-            for d in self.module.defs
-            if isinstance(d, ir.Alias | ir.TaggedUnion | ir.ShapeUnion)
-        }
-        deps = {name: self.alias_deps(node) for name, node in pending.items()}
-        done: list[ir.Def] = []
-        placed: set[str] = set()
-        while pending:
-            ready = sorted(n for n in pending if deps[n] <= placed)
-            if not ready:
-                name = min(pending)
-                raise SchemaError(
-                    "type aliases refer to each other in a cycle",
-                    pending[name].pointer,
-                    self.module.source,
-                )
-            for name in ready:
-                done.append(pending.pop(name))
-                placed.add(name)
-        return done
+        return alias_order(self.module)
 
     # -- dispatch -----------------------------------------------------------------------------
     def tables(self) -> tuple[TableView, ...]:
@@ -202,37 +166,16 @@ class Lowering(ABC):
             handlers.append(HandlerView(v.handler, v.tag, v.target))
             for cls in self.members(v.target) if v.nested else [v.target]:
                 rows.append((cls, v.handler))
-        if union.default_variant:
-            method = naming.handler_method(union.default_tag or "default")
-            handlers.append(HandlerView(method, union.default_tag or "", union.default_variant))
-            rows.append((union.default_variant, method))
-        if union.open:
-            handlers.append(HandlerView(naming.UNKNOWN_HANDLER, "", union.unknown_name))
-            rows.append((union.unknown_name, naming.UNKNOWN_HANDLER))
-        self._check_handlers(union, [h.method for h in handlers[len(union.variants) :]])
-        return naming.handler_class(name), tuple(handlers), tuple(rows)
-
-    def _check_handlers(self, union: ir.TaggedUnion, extra: list[str]) -> None:
-        """The handler class and its methods are derived names; two owners is an error.
-
-        `extra` holds the methods of the default variant and the unknown fallback."""
-        handler = naming.handler_class(union.name)
-        if self.module.find(handler) is not None:
-            raise SchemaError(
-                f"definition {handler!r} takes the name of the handler class of {union.pointer}",
-                union.pointer,
-                self.module.source,
+        default_method, unknown_method = _fallback_handlers(union)
+        if default_method:
+            handlers.append(
+                HandlerView(default_method, union.default_tag or "", union.default_variant or "")
             )
-        seen: dict[str, str] = {}
-        entries = [(v.handler, v.pointer) for v in union.variants]
-        for method, where in entries + [(m, union.pointer) for m in extra]:
-            if method in seen:
-                raise SchemaError(
-                    f"members {seen[method]} and {where} both map to handler {method!r}",
-                    where,
-                    self.module.source,
-                )
-            seen[method] = where
+            rows.append((union.default_variant or "", default_method))
+        if unknown_method:
+            handlers.append(HandlerView(unknown_method, "", union.unknown_name))
+            rows.append((union.unknown_name, unknown_method))
+        return naming.handler_class(name), tuple(handlers), tuple(rows)
 
     def methods(self) -> tuple[MethodView, ...]:
         by_method: dict[str, dict[str, str]] = {}
@@ -284,6 +227,81 @@ class Lowering(ABC):
             module.update_field,
             self.library_imports(),
         )
+
+
+def check(module: ir.Module) -> None:
+    """The refusals every target shares, made once before any target lowers the module:
+    type aliases that need each other to be defined first, and two members of the
+    update union (or a definition and its handler class) deriving one handler name."""
+    alias_order(module)
+    if module.update_union is not None:
+        union = module.get(module.update_union)
+        assert isinstance(union, ir.TaggedUnion)
+        check_handlers(module, union)
+
+
+def _fallback_handlers(union: ir.TaggedUnion) -> tuple[str | None, str | None]:
+    """The handler methods of the untagged default variant and of unknown members."""
+    default = (
+        naming.handler_method(union.default_tag or "default") if union.default_variant else None
+    )
+    return default, naming.UNKNOWN_HANDLER if union.open else None
+
+
+def check_handlers(module: ir.Module, union: ir.TaggedUnion) -> None:
+    """The handler class and its methods are derived names; two owners is an error."""
+    handler = naming.handler_class(union.name)
+    if module.find(handler) is not None:
+        raise SchemaError(
+            f"definition {handler!r} takes the name of the handler class of {union.pointer}",
+            union.pointer,
+            module.source,
+        )
+    seen: dict[str, str] = {}
+    entries = [(v.handler, v.pointer) for v in union.variants]
+    entries += [(m, union.pointer) for m in _fallback_handlers(union) if m]
+    for method, where in entries:
+        if method in seen:
+            raise SchemaError(
+                f"members {seen[method]} and {where} both map to handler {method!r}",
+                where,
+                module.source,
+            )
+        seen[method] = where
+
+
+def alias_deps(module: ir.Module, node: ir.Def) -> set[str]:
+    """Names of other aliases an alias's runtime expression evaluates eagerly."""
+    refs: set[str] = set()
+    if isinstance(node, ir.TaggedUnion):
+        refs |= {v.target for v in node.variants if v.nested}
+    elif isinstance(node, ir.ShapeUnion):
+        for member in node.members:
+            refs |= _refs(member)
+    elif isinstance(node, ir.Alias):
+        refs |= _refs(node.target)
+    return {r for r in refs if isinstance(module.get(r), ir.Alias | ir.TaggedUnion | ir.ShapeUnion)}
+
+
+def alias_order(module: ir.Module) -> list[ir.Def]:
+    """Aliases in an order where each is defined after those it evaluates."""
+    pending = {
+        d.name: d for d in module.defs if isinstance(d, ir.Alias | ir.TaggedUnion | ir.ShapeUnion)
+    }
+    deps = {name: alias_deps(module, node) for name, node in pending.items()}
+    done: list[ir.Def] = []
+    placed: set[str] = set()
+    while pending:
+        ready = sorted(n for n in pending if deps[n] <= placed)
+        if not ready:
+            name = min(pending)
+            raise SchemaError(
+                "type aliases refer to each other in a cycle", pending[name].pointer, module.source
+            )
+        for name in ready:
+            done.append(pending.pop(name))
+            placed.add(name)
+    return done
 
 
 def _refs(expr: ir.TypeExpr) -> set[str]:

@@ -12,17 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import (
-    build,
-    ir,
+    accept,
     limits,
-    load,
     naming,
-    overlay,
     provenance,
     render,
     semantics,
 )
-from .errors import SchemaError, UsageError
+from .errors import UsageError
 from .format import FORMATTERS, LINE_LENGTH, format_sources, require
 from .target import MODULES, STATE_MODULE
 from .targets import TARGETS
@@ -77,6 +74,9 @@ class Job:
             parts.append(f"--line-length {self.line_length}")
         return " ".join(parts)
 
+    def annotations(self) -> accept.Annotations:
+        return accept.Annotations(self.overlays, self.builtin_overlay)
+
     def options(self) -> dict[str, object]:
         """The keys that shape the output (besides the schema), for the provenance hash."""
         options: dict[str, object] = {
@@ -118,59 +118,6 @@ def check_package_name(package: str) -> None:
         raise UsageError(f"--package {package!r} {problem}")
 
 
-def annotate(job: Job, loaded: load.LoadedSchema) -> tuple[load.LoadedSchema, str, bool]:
-    """The schema with the job's annotations, why a package from it might lack a reducer,
-    and whether the annotations came from a built-in overlay.
-
-    Overlays named by the job win; a schema that annotates itself is kept as is;
-    otherwise the built-in overlay the schema's shape selects is applied. A built-in
-    overlay that selects a schema but cannot annotate it leaves the schema plain, and
-    the returned reason names the revision and the failing entry.
-    """
-    if job.overlays:
-        for path in job.overlays:
-            loaded = overlay.apply_overlay(loaded, path)
-        return loaded, "the --overlay files annotate no session/update variant", False
-    if overlay.is_annotated(loaded.document):
-        return loaded, "the schema's own x-acp-* annotations mark no session/update variant", False
-    if not job.builtin_overlay:
-        why = "the schema has no x-acp-* annotations and --no-builtin-overlay is set"
-        return loaded, why, False
-    chosen = overlay.choose_builtin(loaded)
-    if chosen is None:
-        families = " nor ".join(b.family for b in overlay.builtins())
-        why = (
-            "the schema has no x-acp-* annotations and its shape fits neither built-in "
-            f"overlay ({families}); pass --overlay FILE to add them"
-        )
-        return loaded, why, False
-    failed = f"the built-in {chosen.family} overlay cannot annotate this revision"
-    try:
-        return overlay.apply_overlay(loaded, chosen.path), failed, True
-    except SchemaError as exc:
-        return loaded, f"{failed}: {exc}", False
-
-
-def build_module(job: Job) -> tuple[ir.Module, str, object]:
-    """Load, annotate and build.
-
-    Also returns why the package might get no reducer, and the annotated document the
-    module was built from (what the provenance hash covers).
-    """
-    plain = load.load_path(job.schema)
-    loaded, why, builtin = annotate(job, plain)
-    module = build.build(loaded, job.roots, job.take_all)
-    if builtin:  # a built-in overlay never stops a schema from generating
-        try:
-            semantics.reducer_spec(module)
-        except SchemaError as exc:
-            plain_module = build.build(plain, job.roots, job.take_all)
-            return plain_module, f"{why}: {exc}", plain.document
-    if module.update_union is None:
-        why = "the generated definitions hold no session/update union"
-    return module, why, loaded.document
-
-
 def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
     """Run every stage but emit; returns relative path -> file text.
 
@@ -185,19 +132,20 @@ def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
     if job.templates is not None:
         render.check_override(target.name, job.templates)
     require(job.formatter)
-    module, why, document = build_module(job)
-    limits.check_model_chains(module, job.target)
+    accepted = accept.accept(job.schema, job.roots, job.take_all, job.annotations())
+    module = accepted.module
+    limits.check_model_chains(module, target.name, target.max_model_chain)
     view = target.lower(module)
     options = job.options()
     record = render.Provenance(
         job.schema.name,
         job.regenerate_command(),
-        provenance.input_sha256(document, options),
+        provenance.input_sha256(accepted.document, options),
         tuple(options.items()),
     )
-    spec = semantics.reducer_spec(module)
+    spec = accepted.spec
     if spec is None and notes is not None:
-        notes.append(f"{job.schema.name}: no SessionState generated: {why}")
+        notes.append(f"{job.schema.name}: no SessionState generated: {accepted.why}")
     context = {
         "view": view,
         "package": naming.package_view(view, _state_models(spec)),

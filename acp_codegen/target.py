@@ -60,6 +60,9 @@ class Target:
     shared: tuple[str, ...] = ("_base.py",)
     #: A library the generator itself imports for this target, and the extra that installs it.
     requires: tuple[str, str] | None = None
+    #: How many levels deep definitions may name one another: the library builds a model
+    #: type by recursing once per level (the one target-specific refusal; see `limits`).
+    max_model_chain: int = 256
     #: ``_rt.<name>``s this target's own templates and lowering use beyond `RUNTIME_CONTRACT`.
     runtime_extras: tuple[str, ...] = ()
 

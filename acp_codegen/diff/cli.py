@@ -59,6 +59,13 @@ Exit codes: 0 compared (whatever was found); 1 --fail-on found such a change;
 )
 @click.option("--docs", is_flag=True, help="Also report changed descriptions (cosmetic).")
 @click.option(
+    "--overlay",
+    "overlays",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Apply this x-acp-* annotation overlay to both revisions (repeatable).",
+)
+@click.option(
     "--changelog",
     is_flag=True,
     help="Print a Keep-a-Changelog [Unreleased] section instead of a report.",
@@ -81,6 +88,7 @@ def diff_command(
     severities: tuple[Severity, ...],
     fail_on: str | None,
     docs: bool,
+    overlays: tuple[Path, ...],
     changelog: bool,
     changelog_file: Path | None,
 ) -> None:
@@ -105,7 +113,7 @@ def diff_command(
     if (changelog or changelog_file) and fmt == "json":
         raise UsageError("--changelog writes Markdown; it cannot be combined with --format json")
     started = time.perf_counter()
-    full = diff_paths(old, new, roots, take_all, docs)
+    full = diff_paths(old, new, roots, take_all, docs, overlays)
     report = full.only(severities)
     console.detail(
         f"compared {old} ({full.old_sha256[:12]}) with {new} ({full.new_sha256[:12]}) "

@@ -19,7 +19,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .. import build, ir, load
+from .. import accept, build, ir, load
 from ..errors import SchemaError, UsageError
 from .defs import (
     METHODS,
@@ -212,16 +212,23 @@ def diff_paths(
     roots: tuple[str, ...] = (),
     take_all: bool = False,
     docs: bool = False,
+    overlays: tuple[Path, ...] = (),
 ) -> Report:
-    """Load, build and compare two schema files; bad input raises `SchemaError`."""
+    """Load, build and compare two schema files; bad input raises `SchemaError`.
+
+    `overlays` annotate both revisions; each is then accepted as `generate` would
+    accept it (`accept.check`)."""
     if roots and take_all:
         raise UsageError("--root and --all cannot be combined")
-    old_loaded = load.load_path(old_path)
-    new_loaded = load.load_path(new_path)
+    how = accept.Annotations(overlays, builtin_overlay=False)
+    old_loaded = accept.load_annotated(old_path, how)
+    new_loaded = accept.load_annotated(new_path, how)
     selection = select(old_loaded, new_loaded, roots, take_all)
     old, new = (
         build.build(loaded, roots, selection.mode == "all") for loaded in (old_loaded, new_loaded)
     )
+    for module in (old, new):
+        accept.check(module)
     changes = compare(old, new, docs)
     return Report(
         str(old_path),

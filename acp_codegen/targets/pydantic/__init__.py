@@ -9,5 +9,7 @@ TARGET = Target(
     "pydantic",
     lower,
     requires=("pydantic", "pydantic"),
+    # pydantic builds nested model schemas recursively and fails well before msgspec does.
+    max_model_chain=32,
     runtime_extras=("Model", "ValidationError", "encode", "load_json", "rebuild", "wire_validator"),
 )
