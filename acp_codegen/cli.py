@@ -59,6 +59,24 @@ _options = [
     ),
     click.option("--target", help="Code generation target (default: msgspec)."),
     click.option(
+        "--closed",
+        "closed_all",
+        is_flag=True,
+        help="Keep the schema's own openness: unions and enums it closes reject unknown values.",
+    ),
+    click.option(
+        "--closed-type",
+        "closed",
+        multiple=True,
+        metavar="NAME",
+        help="Keep the schema's own openness for this union or enum only (repeatable).",
+    ),
+    click.option(
+        "--drop-unknown-fields",
+        is_flag=True,
+        help="Drop undeclared object properties on decode instead of keeping them.",
+    ),
+    click.option(
         "--formatter",
         type=click.Choice(FORMATTERS),
         help="Format the output with the pinned ruff (default), or leave it as rendered.",
@@ -82,6 +100,9 @@ def _jobs(kwargs: dict[str, Any]) -> list[NamedJob]:
         target=kwargs["target"],
         formatter=kwargs["formatter"],
         overlays=kwargs["overlays"],
+        closed_all=kwargs["closed_all"],
+        closed=kwargs["closed"],
+        drop_unknown_fields=kwargs["drop_unknown_fields"],
     )
     loaded = config.load(kwargs["config_path"])
     return config.select(loaded, kwargs["job_names"], flags)

@@ -14,7 +14,9 @@ ways::
 
 Keys of a job: ``schema`` and ``out`` (required), ``package`` (defaults to the
 last part of ``out``), ``target``, ``formatter``, ``roots``, ``all`` and
-``overlays`` (files adding ``x-acp-*`` annotations). Paths are relative to the
+``overlays`` (files adding ``x-acp-*`` annotations), ``closed`` (``true``, or a
+list of union and enum names that keep the schema's own openness instead of being
+open) and ``keep_unknown_fields`` (``false`` drops undeclared properties). Paths are relative to the
 pyproject.toml that holds them. Command-line flags override the keys of every
 selected job. Every mistake is a `UsageError` whose one line names the file,
 the table and the key.
@@ -36,7 +38,7 @@ TABLE = "tool.acp-codegen"
 #: What ``Job`` headers record for a job that comes from the configuration unchanged.
 CONFIG_COMMAND = "acp-codegen generate"
 _STR_KEYS = ("schema", "out", "package", "target", "formatter")
-JOB_KEYS = (*_STR_KEYS, "roots", "all", "overlays")
+JOB_KEYS = (*_STR_KEYS, "roots", "all", "overlays", "closed", "keep_unknown_fields")
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,9 @@ class Overrides:
     target: str | None = None
     formatter: str | None = None
     overlays: tuple[Path, ...] = ()
+    closed_all: bool = False
+    closed: tuple[str, ...] = ()
+    drop_unknown_fields: bool = False
 
     def any(self) -> bool:
         return any(
@@ -71,6 +76,9 @@ class Overrides:
                 self.target,
                 self.formatter,
                 self.overlays,
+                self.closed_all,
+                self.closed,
+                self.drop_unknown_fields,
             )
         )
 
@@ -165,6 +173,14 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
     take_all = entry.get("all", False)
     if not isinstance(take_all, bool):
         raise UsageError(f"{label} key 'all' must be true or false")
+    closed = entry.get("closed", False)
+    if not isinstance(closed, bool) and not (
+        isinstance(closed, list) and all(isinstance(c, str) and c for c in closed)
+    ):
+        raise UsageError(f"{label} key 'closed' must be true, false or a list of type names")
+    keep = entry.get("keep_unknown_fields", True)
+    if not isinstance(keep, bool):
+        raise UsageError(f"{label} key 'keep_unknown_fields' must be true or false")
     formatter = entry.get("formatter", "ruff")
     if formatter not in FORMATTERS:
         raise UsageError(
@@ -187,6 +203,9 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
         target=entry.get("target", "msgspec"),
         formatter=formatter,
         overlays=tuple(base / o for o in overlays),
+        closed_all=closed is True,
+        closed=tuple(closed) if isinstance(closed, list) else (),
+        keep_unknown_fields=keep,
         command=CONFIG_COMMAND,
     )
 
@@ -236,6 +255,9 @@ def override(job: Job, flags: Overrides) -> Job:
         target=flags.target or job.target,
         formatter=flags.formatter or job.formatter,
         overlays=flags.overlays or job.overlays,
+        closed_all=flags.closed_all or job.closed_all,
+        closed=flags.closed or job.closed,
+        keep_unknown_fields=job.keep_unknown_fields and not flags.drop_unknown_fields,
         command="",
     )
 
@@ -258,6 +280,9 @@ def job_from_flags(flags: Overrides) -> Job:
         target=flags.target or "msgspec",
         formatter=flags.formatter or "ruff",
         overlays=flags.overlays,
+        closed_all=flags.closed_all,
+        closed=flags.closed,
+        keep_unknown_fields=not flags.drop_unknown_fields,
     )
 
 

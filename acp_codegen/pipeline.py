@@ -18,6 +18,7 @@ from . import (
     lower_msgspec,
     lower_pydantic,
     naming,
+    opening,
     overlay,
     render,
     semantics,
@@ -38,7 +39,7 @@ PUBLIC_RUNTIME = ("UNSET", "DecodeError", "UnsetType")
 class Target:
     """What differs between model libraries: the lowering, templates and runtime files."""
 
-    lower: Callable[[ir.Module], lower_msgspec.View]
+    lower: Callable[[ir.Module, bool], lower_msgspec.View]
     templates: dict[str, str]
     #: package file name -> hand-written source under ``acp_codegen/runtime/``
     runtime: dict[str, str]
@@ -48,7 +49,10 @@ TARGETS = {
     "msgspec": Target(
         lower_msgspec.lower,
         TEMPLATES,
-        {name: name for name in ("_base.py", "_unions.py", "_convert.py", "_runtime.py")},
+        {
+            name: name
+            for name in ("_base.py", "_walk.py", "_unions.py", "_convert.py", "_runtime.py")
+        },
     ),
     "pydantic": Target(
         lower_pydantic.lower,
@@ -57,7 +61,7 @@ TARGETS = {
             "models.py": "pydantic/models.py.j2",
             "codec.py": "pydantic/codec.py.j2",
         },
-        {"_base.py": "_base.py", "_runtime.py": "_runtime_pydantic.py"},
+        {"_base.py": "_base.py", "_walk.py": "_walk.py", "_runtime.py": "_runtime_pydantic.py"},
     ),
 }
 #: ``ruff`` runs the pinned formatter; ``none`` keeps the rendered text as is.
@@ -77,6 +81,12 @@ class Job:
     formatter: str = "ruff"
     #: Overlay files adding x-acp-* annotations to a schema we did not write.
     overlays: tuple[Path, ...] = ()
+    #: Keep the schema's own openness for every union and enum (``closed = true``) ...
+    closed_all: bool = False
+    #: ... or only for these unions and enums (``closed = ["Name", ...]``).
+    closed: tuple[str, ...] = ()
+    #: Keep undeclared properties of objects and write them back on encode.
+    keep_unknown_fields: bool = True
     #: The command recorded in file headers; defaults to the equivalent CLI call.
     command: str = ""
 
@@ -97,6 +107,11 @@ class Job:
             parts.append(f"--target {self.target}")
         if self.formatter != "ruff":
             parts.append(f"--formatter {self.formatter}")
+        if self.closed_all:
+            parts.append("--closed")
+        parts += [f"--closed-type {name}" for name in self.closed]
+        if not self.keep_unknown_fields:
+            parts.append("--drop-unknown-fields")
         return " ".join(parts)
 
 
@@ -109,7 +124,8 @@ def build_module(job: Job) -> ir.Module:
     loaded = load.load_path(job.schema)
     for path in job.overlays:
         loaded = overlay.apply_overlay(loaded, path)
-    return build.build(loaded, job.roots, job.take_all)
+    module = build.build(loaded, job.roots, job.take_all)
+    return opening.open_module(module, job.closed_all, job.closed)
 
 
 def generate(job: Job) -> dict[str, str]:
@@ -123,9 +139,9 @@ def generate(job: Job) -> dict[str, str]:
             f"unknown formatter {job.formatter!r} (available: {', '.join(FORMATTERS)})"
         )
     module = build_module(job)
-    view = target.lower(module)
+    view = target.lower(module, job.keep_unknown_fields)
     provenance = render.Provenance(job.schema.name, module.sha256, job.regenerate_command())
-    codec_names = ["DecodeError", "decode", "encode"]
+    codec_names = ["DecodeError", "Repair", "decode", "encode", "extra_fields"]
     if view.update_union:
         codec_names.append("decode_update")
     if view.notification:

@@ -91,7 +91,8 @@ BAD_CONFIGS = [
     (
         "unknown-key-no-hint",
         '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\nzzz = 1',
-        "unknown key 'zzz' (known: schema, out, package, target, formatter, roots, all, overlays)",
+        "unknown key 'zzz' (known: schema, out, package, target, formatter, roots, all, overlays, "
+        "closed, keep_unknown_fields)",
     ),
     (
         "missing-out",

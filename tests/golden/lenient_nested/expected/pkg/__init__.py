@@ -11,10 +11,12 @@ explicit JSON nulls as `None`.
 
 from ._runtime import UNSET, DecodeError, UnsetType
 from .codec import (
+    Repair,
     decode,
     decode_notification,
     decode_update,
     encode,
+    extra_fields,
 )
 from .dispatch import (
     METHODS,
@@ -29,6 +31,8 @@ from .models import (
     Mode,
     Notify,
     SlowMode,
+    UnknownMode,
+    UnknownUpdate,
     Update,
 )
 
@@ -42,7 +46,10 @@ __all__ = [
     "Items",
     "Mode",
     "Notify",
+    "Repair",
     "SlowMode",
+    "UnknownMode",
+    "UnknownUpdate",
     "UnsetType",
     "Update",
     "UpdateHandler",
@@ -51,4 +58,5 @@ __all__ = [
     "decode_update",
     "dispatch",
     "encode",
+    "extra_fields",
 ]

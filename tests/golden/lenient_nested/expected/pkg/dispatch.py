@@ -15,6 +15,8 @@ from .models import (
     Mode,
     Notify,
     SlowMode,
+    UnknownMode,
+    UnknownUpdate,
     Update,
 )
 
@@ -39,6 +41,7 @@ UPDATE_VARIANTS: dict[str, VariantClass] = {
     "mode": (
         FastMode,
         SlowMode,
+        UnknownMode,
     ),
     "items": Items,
 }
@@ -61,11 +64,16 @@ class UpdateHandler:
     def on_items(self, update: Items) -> None:
         """Called for `items` updates."""
 
+    def on_unknown(self, update: UnknownUpdate) -> None:
+        """Called for updates this package does not know."""
+
 
 _HANDLER_METHODS: dict[type[typing.Any], str] = {
     FastMode: "on_mode",
     SlowMode: "on_mode",
+    UnknownMode: "on_mode",
     Items: "on_items",
+    UnknownUpdate: "on_unknown",
 }
 
 

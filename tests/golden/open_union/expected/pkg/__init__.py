@@ -11,10 +11,12 @@ explicit JSON nulls as `None`.
 
 from ._runtime import UNSET, DecodeError, UnsetType
 from .codec import (
+    Repair,
     decode,
     decode_notification,
     decode_update,
     encode,
+    extra_fields,
 )
 from .dispatch import (
     EVENT_VARIANTS,
@@ -46,6 +48,7 @@ __all__ = [
     "JobStatus",
     "JobUpdate",
     "Notify",
+    "Repair",
     "SessionId",
     "TextChunk",
     "UnknownEvent",
@@ -55,4 +58,5 @@ __all__ = [
     "decode_update",
     "dispatch",
     "encode",
+    "extra_fields",
 ]

@@ -55,7 +55,7 @@ class JobStatus(
     """Done "quoted" and \\ escaped."""
 
 
-class Chunk(msgspec.Struct, kw_only=True, gc=False):
+class Chunk(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
     """A streamed piece."""
 
     text: str
@@ -65,7 +65,12 @@ class Chunk(msgspec.Struct, kw_only=True, gc=False):
 
 
 class JobUpdate(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="job_update"
+    msgspec.Struct,
+    kw_only=True,
+    dict=True,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="job_update",
 ):
     """New facts about a job."""
 
@@ -76,7 +81,7 @@ class JobUpdate(
     """A property named like a keyword."""
 
 
-class Notify(msgspec.Struct, kw_only=True, gc=False):
+class Notify(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
     """Params of the notification that carries one event."""
 
     session_id: SessionId = msgspec.field(name="sessionId")
@@ -90,7 +95,12 @@ class Notify(msgspec.Struct, kw_only=True, gc=False):
 
 
 class TextChunk(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="text_chunk"
+    msgspec.Struct,
+    kw_only=True,
+    dict=True,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="text_chunk",
 ):
     """A piece of text arrived."""
 
