@@ -23,7 +23,6 @@ from msgspec import UNSET, UnsetType
 
 from ._base import DecodeError, Method, OpenIntEnum, OpenStrEnum, UnknownVariant
 from ._convert import convert, dec_hook, enc_hook, encode_value, extra_fields
-from ._walk import Repair
 from ._unions import (
     ShapeUnion,
     TaggedUnion,
@@ -33,13 +32,14 @@ from ._unions import (
     tagged_union,
     union_spec,
 )
+from ._walk import Repair
 
 __all__ = [
     "MISS",
-    "Number",
     "UNSET",
     "DecodeError",
     "Method",
+    "Number",
     "OpenIntEnum",
     "OpenStrEnum",
     "RawEnvelope",
