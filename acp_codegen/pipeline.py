@@ -51,7 +51,14 @@ TARGETS = {
         TEMPLATES,
         {
             name: name
-            for name in ("_base.py", "_walk.py", "_unions.py", "_convert.py", "_runtime.py")
+            for name in (
+                "_base.py",
+                "_walk.py",
+                "_guided.py",
+                "_unions.py",
+                "_convert.py",
+                "_runtime.py",
+            )
         },
     ),
     "pydantic": Target(

@@ -184,6 +184,15 @@ class Walker:
             repairs.extend(r for r in trail if type(r) is Repair)
         return value
 
+    # -- hooks for a faster repair (see `_guided.GuidedWalker`) --------------------------------
+    def guides(self, obj: Any, plan: tuple[Any, ...], depth: int) -> bool:
+        """Whether `guided` may try `obj` before the walk does."""
+        return False
+
+    def guided(self, obj: Any, tp: Any, path: str, call: _Call, trail: list[Any]) -> Any:
+        """`obj` as `tp` with the repairs strict errors point at, or `MISS` to walk it."""
+        return MISS
+
     # -- planning -------------------------------------------------------------------------------
     def _plan(self, tp: Any) -> tuple[Any, ...]:
         key = id(tp)
@@ -216,7 +225,8 @@ class Walker:
             tag = leaves.model_tag(tp)
             if tag is not None:
                 declared |= {tag[0]}
-            return (_MODEL, safe, fields, declared, tag, leaves.keeps_extra(tp))
+            by_wire = {f.wire: f for f in fields}
+            return (_MODEL, safe, fields, declared, tag, leaves.keeps_extra(tp), by_wire)
         return (_LEAF, safe)
 
     # -- conversion -----------------------------------------------------------------------------
@@ -232,7 +242,11 @@ class Walker:
     ) -> Any:
         """Convert one value: strictly when it fits, else by walking it."""
         plan = self._plan(tp)
-        if plan[1] and plan[0] != _LEAF and not tried:
+        if plan[0] != _LEAF and not call.strict and self.guides(obj, plan, depth):
+            value = self.guided(obj, tp, path, call, trail)
+            if value is not MISS:
+                return value
+        elif plan[1] and plan[0] != _LEAF and not tried:
             value = self.leaves.try_strict(obj, tp)
             if value is not MISS:
                 return value
@@ -281,7 +295,7 @@ class Walker:
     ) -> Any:
         if type(obj) is not dict:
             raise DecodeError(f"Expected `object`, got `{json_type(obj)}`", path)
-        _, _, fields, declared, tag, keep = plan
+        _, _, fields, declared, tag, keep, _ = plan
         if tag is not None and tag[0] in obj and obj[tag[0]] != tag[1]:
             raise DecodeError(f"Invalid value {obj[tag[0]]!r}", f"{path}.{tag[0]}")
         values: dict[str, Any] = {}
@@ -430,12 +444,26 @@ class Walker:
         raise DecodeError(f"value matches none of the {len(candidates)} alternatives", path)
 
 
+_ITEMS: dict[int, tuple[Any, Any]] = {}
+
+
 def _is_array(leaves: Leaves, tp: Any) -> bool:
     return _item_type(leaves, tp, None) is not None
 
 
 def _item_type(leaves: Leaves, tp: Any, default: Any = Any) -> Any:
-    """The item type of a (constrained, nullable) list type."""
+    """The item type of a (constrained, nullable) list type (cached per type)."""
+    cached = _ITEMS.get(id(tp))
+    if cached is None or cached[0] is not tp:
+        cached = _ITEMS[id(tp)] = (tp, _find_item_type(leaves, tp))
+    return default if cached[1] is _NO_ITEM else cached[1]
+
+
+_NO_ITEM: Any = object()
+
+
+def _find_item_type(leaves: Leaves, tp: Any) -> Any:
+    default = _NO_ITEM
     for _ in range(8):
         container = leaves.container(tp)
         if container is not None:

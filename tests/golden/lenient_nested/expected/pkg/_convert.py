@@ -14,6 +14,7 @@ properties back.
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from typing import Any
@@ -22,8 +23,9 @@ import msgspec
 from msgspec import UNSET
 
 from ._base import DecodeError, OpenIntEnum, OpenStrEnum, UnknownVariant, json_type
+from ._guided import GuidedWalker
 from ._unions import ShapeUnion, TaggedUnion, find_extra, union_spec
-from ._walk import MISS, Field, Leaves, Repair, Walker
+from ._walk import MISS, Field, Leaves, Repair
 
 __all__ = ["convert", "dec_hook", "enc_hook", "encode_value", "extra_fields"]
 
@@ -125,6 +127,28 @@ def _marked(tp: Any, key: str) -> bool:
     return False
 
 
+_ERROR_KINDS = (
+    ("unknown_field", "Object contains unknown field `"),
+    ("missing_field", "Object missing required field `"),
+)
+_SEGMENT = re.compile(r"\.([^.\[\]`]+)|\[(\d+)\]")
+
+
+def _segments(where: str) -> list[Any] | None:
+    """``$.update.content[2]`` -> ``["update", "content", 2]``; None when ambiguous."""
+    if not where.startswith("$"):
+        return None
+    out: list[Any] = []
+    at = 1
+    for match in _SEGMENT.finditer(where, 1):
+        if match.start() != at:
+            return None
+        key, index = match.groups()
+        out.append(key if key is not None else int(index))
+        at = match.end()
+    return out if at == len(where) else None
+
+
 class MsgspecLeaves(Leaves):
     """The walker's view of msgspec types."""
 
@@ -140,6 +164,33 @@ class MsgspecLeaves(Leaves):
             return MISS
         except RecursionError:
             raise DecodeError("value nests too deeply", "$") from None
+
+    def strict_error(self, obj: Any, tp: Any) -> tuple[Any, Any]:
+        """(value, None) when `obj` converts strictly; else (MISS, where) with `where` the
+        error as (path segments, kind, property), or `MISS` when it cannot be read."""
+        try:
+            return msgspec.convert(obj, tp, dec_hook=dec_hook, strict=True), None
+        except msgspec.ValidationError as exc:
+            message, found, where = str(exc).rpartition(" - at `")
+            if not found:  # an error at the top carries no path
+                message, where = where, "$`"
+        except RecursionError:
+            raise DecodeError("value nests too deeply", "$") from None
+        segments = _segments(where[:-1])
+        if segments is None:
+            return MISS, MISS
+        for kind, prefix in _ERROR_KINDS:
+            if message.startswith(prefix) and message.endswith("`"):
+                return MISS, (segments, kind, message[len(prefix) : -1])
+        return MISS, (segments, "bad_value", None)
+
+    def attach(self, obj: Any, extra: dict[str, Any]) -> None:
+        """Give a built struct the undeclared properties it arrived with."""
+        held = getattr(obj, "__dict__", None)
+        if held is None:
+            return
+        held.setdefault(EXTRA_ATTR, {}).update(extra)
+        _EXTRAS_SEEN[0] = True
 
     def strict_safe(self, tp: Any) -> bool:
         """No shape union below `tp`: strict conversion never calls back into the walker."""
@@ -247,7 +298,7 @@ class MsgspecLeaves(Leaves):
         return (base, check)
 
 
-WALKER = Walker(MsgspecLeaves())
+WALKER = GuidedWalker(MsgspecLeaves())
 
 
 def convert(
