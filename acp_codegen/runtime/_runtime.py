@@ -119,8 +119,15 @@ def attempt(strict: Callable[[bytes | str], Any], data: bytes | str) -> Any:
 
 
 def parse_json(data: bytes | str) -> Any:
-    """`data` as untyped JSON values, for the slow path."""
-    return attempt(_GENERIC, data)
+    """`data` as untyped JSON values, for the slow path; a number beyond a double is an
+    error, since it could not be written back."""
+    value = attempt(_GENERIC, data)
+    if value is MISS:
+        try:
+            _GENERIC(data)
+        except msgspec.ValidationError as exc:
+            raise DecodeError(f"invalid JSON: {exc}", "") from None
+    return value
 
 
 _GENERIC: Callable[[bytes | str], Any] = msgspec.json.Decoder().decode

@@ -387,16 +387,16 @@ def decode(
     """Decode JSON `data` as `tp`: strictly at pydantic-core speed, else through the slow
     path, which appends each repair it makes to `repairs` when given."""
     validate = fast if fast is not None else wire_validator(tp)
-    if not _non_finite(data):
-        result = attempt(validate, data)
-        if result is not MISS:
-            return result
+    result = attempt(validate, data)
+    if result is not MISS:
+        return result
     return convert(load_json(data), tp, "$", repairs)
 
 
 def attempt(strict: Callable[[bytes | str], Any], data: bytes | str) -> Any:
     """Run a strict validator on `data`: its result, or `MISS` when the payload does not fit
     (or may hold a token strict JSON forbids); runaway nesting is a `DecodeError`."""
+    _check_text(data)
     if _non_finite(data):
         return MISS
     try:
@@ -405,6 +405,16 @@ def attempt(strict: Callable[[bytes | str], Any], data: bytes | str) -> Any:
         return MISS
     except RecursionError:
         raise DecodeError("payload nests too deeply", "$") from None
+
+
+def _check_text(data: bytes | str) -> None:
+    """Refuse a `str` payload that is not valid Unicode (a lone surrogate): it could be
+    decoded, but never encoded again."""
+    if isinstance(data, str):
+        try:
+            data.encode("utf-8")
+        except UnicodeEncodeError:
+            raise DecodeError("invalid JSON: text is not valid Unicode", "") from None
 
 
 def _non_finite(data: bytes | str) -> bool:
@@ -418,9 +428,32 @@ def _non_finite(data: bytes | str) -> bool:
 def load_json(data: bytes | str) -> Any:
     """`data` as plain JSON values; NaN, Infinity and numbers beyond a double are errors."""
     try:
-        return json.loads(data, parse_constant=_no_constant, parse_float=_finite)
+        value = json.loads(data, parse_constant=_no_constant, parse_float=_finite)
     except (ValueError, RecursionError) as exc:
         raise DecodeError(f"invalid JSON: {exc}", "") from None
+    if _nesting(value) > MAX_JSON_DEPTH:
+        raise DecodeError("payload nests too deeply", "$")
+    return value
+
+
+#: Deepest JSON the pydantic target decodes: pydantic-core's serializer stops at 250
+#: levels (the envelope included), and what decodes must encode again.
+MAX_JSON_DEPTH = 200
+
+
+def _nesting(value: Any) -> int:
+    """How deeply `value` nests (a scalar is 0), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        children = node.values() if type(node) is dict else node if type(node) is list else ()
+        for child in children:
+            if type(child) in (dict, list):
+                if level + 1 > deepest:
+                    deepest = level + 1
+                stack.append((child, level + 1))
+        deepest = max(deepest, level if type(node) in (dict, list) else 0)
+    return deepest
 
 
 def _no_constant(token: str) -> Any:
