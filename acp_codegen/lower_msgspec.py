@@ -151,14 +151,12 @@ class Lowerer:
 
     # -- definitions --------------------------------------------------------------------------
     def struct(self, node: ir.Struct) -> StructView:
-        # Keeping undeclared properties: strict decoding refuses them, so the slow path
-        # runs and stores them in the instance dict (which msgspec allows only on
-        # gc-tracked structs). Without that, gc=False: decoded JSON cannot form
-        # reference cycles, and untracked structs decode faster.
+        # gc=False: decoded JSON cannot form reference cycles, and untracked structs
+        # decode faster. Keeping undeclared properties: strict decoding refuses them,
+        # so the slow path runs and keeps them (in a subclass with an instance dict).
+        options = ["kw_only=True", "gc=False"]
         if self.keep_unknown_fields:
-            options = ["kw_only=True", "dict=True", "forbid_unknown_fields=True"]
-        else:
-            options = ["kw_only=True", "gc=False"]
+            options.append("forbid_unknown_fields=True")
         if node.tag:
             options += [f"tag_field={node.tag.field!r}", f"tag={node.tag.value!r}"]
         return StructView(

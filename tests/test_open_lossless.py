@@ -206,3 +206,25 @@ def test_diff_still_reports_the_schema_s_own_openness() -> None:
         new = build.build(load.load_path(fixtures / case / "new.json"), (), True)
         assert kind in {c.kind for c in compare(old, new)}
         assert kind.replace("opened", "closed") in {c.kind for c in compare(new, old)}
+
+
+def test_updates_with_undeclared_properties_dispatch_and_reduce(
+    make_package: GenerateFn, target: str
+) -> None:
+    pkg = make_package(OWN_SCHEMA, "open_own_reduce", target=target)
+    update = pkg.decode_update(b'{"sessionUpdate":"agent_message_chunk","messageId":"m1",'
+                               b'"content":{"type":"text","text":"hi","x-new":1},"x-top":[0]}')
+    assert isinstance(update, pkg.AgentMessageChunk)
+    assert pkg.extra_fields(update) == {"x-top": [0]}
+    assert pkg.extra_fields(update.content) == {"x-new": 1}
+    seen: list[str] = []
+
+    class Handler(pkg.SessionUpdateHandler):  # type: ignore[name-defined,misc]
+        def on_agent_message_chunk(self, u: Any) -> None:
+            seen.append(u.message_id)
+
+    pkg.dispatch(update, Handler())
+    assert seen == ["m1"]
+    state = pkg.SessionState()
+    state.apply(update)
+    assert [block.text for block in state.get("agent_message", "m1").content] == ["hi"]

@@ -102,6 +102,30 @@ def _plain(obj: Any) -> Any:
     return obj
 
 
+_EXTRA_CLASSES: dict[type[Any], type[Any]] = {}
+
+
+def _with_extras(cls: type[Any]) -> type[Any]:
+    """The subclass of struct `cls` whose instances can hold undeclared properties.
+
+    Generated structs are untracked by the garbage collector (``gc=False``), which keeps
+    strict decoding fast but rules out an instance dict; only a struct that really
+    arrived with undeclared properties is built as this subclass (same name, same
+    fields, same wire form). Dispatch and the reducer look a class up, then its base.
+    """
+    sub = _EXTRA_CLASSES.get(cls)
+    if sub is None:
+
+        def body(namespace: dict[str, Any]) -> None:
+            namespace.update(
+                __module__=cls.__module__, __qualname__=cls.__qualname__, __doc__=cls.__doc__
+            )
+
+        sub = types.new_class(cls.__name__, (cls,), {"gc": True, "dict": True}, body)
+        _EXTRA_CLASSES[cls] = sub
+    return sub
+
+
 _WIRE: dict[type[Any], tuple[tuple[str, str], ...]] = {}
 
 
@@ -180,13 +204,15 @@ class MsgspecLeaves(Leaves):
                 return MISS, (segments, kind, message[len(prefix) : -1])
         return MISS, (segments, "bad_value", None)
 
-    def attach(self, obj: Any, extra: dict[str, Any]) -> None:
-        """Give a built struct the undeclared properties it arrived with."""
+    def attach(self, obj: Any, extra: dict[str, Any]) -> Any:
+        """`obj` with the undeclared properties it arrived with: the same struct, or a copy
+        of it as its `_with_extras` class."""
         held = getattr(obj, "__dict__", None)
         if held is None:
-            return
+            values = {name: getattr(obj, name) for name in obj.__struct_fields__}
+            return self.build(type(obj), values, dict(extra))
         held.setdefault(EXTRA_ATTR, {}).update(extra)
-        _EXTRAS_SEEN[0] = True
+        return obj
 
     def strict_safe(self, tp: Any) -> bool:
         """No shape union below `tp`: strict conversion never calls back into the walker."""
@@ -246,10 +272,11 @@ class MsgspecLeaves(Leaves):
         return bool(cls.__struct_config__.forbid_unknown_fields)
 
     def build(self, cls: Any, values: dict[str, Any], extra: dict[str, Any] | None) -> Any:
-        obj = cls(**values)
-        if extra:
-            setattr(obj, EXTRA_ATTR, extra)
-            _EXTRAS_SEEN[0] = True
+        if not extra:
+            return cls(**values)
+        obj = _with_extras(cls)(**values)
+        obj.__dict__[EXTRA_ATTR] = extra
+        _EXTRAS_SEEN[0] = True
         return obj
 
     def tagged(self, tp: Any) -> TaggedUnion | None:

@@ -186,6 +186,9 @@ class SessionState:
     def apply(self, update: Any) -> Any:
         """Apply one decoded update; returns the entity or slot it changed, or the update."""
         handler = self._HANDLERS.get(type(update))
+        if handler is None and len(type(update).__mro__) > 2:
+            # a struct that kept undeclared properties: look up its base class
+            handler = self._HANDLERS.get(type(update).__mro__[1])
         if handler is None:  # a known update the annotations say nothing about
             self.history.append(update)
             return update

@@ -70,13 +70,24 @@ class GuidedWalker(Walker):
         else:
             return MISS
         for segments, extra in extras:
+            parent: Any = None
+            slot: Any = None
             holder = value
             for segment in segments:
+                parent = holder
                 if type(holder) in (list, dict):
-                    holder = holder[segment]
+                    slot = segment
                 else:
-                    holder = getattr(holder, self._plan(type(holder))[6][segment].attr)
-            self.leaves.attach(holder, extra)  # type: ignore[attr-defined]
+                    slot = self._plan(type(holder))[6][segment].attr
+                holder = holder[slot] if type(holder) in (list, dict) else getattr(holder, slot)
+            kept = self.leaves.attach(holder, extra)  # type: ignore[attr-defined]
+            if kept is not holder:
+                if parent is None:
+                    value = kept
+                elif type(parent) in (list, dict):
+                    parent[slot] = kept
+                else:
+                    setattr(parent, slot, kept)
         trail.extend(local)
         return value
 
@@ -165,6 +176,8 @@ class GuidedWalker(Walker):
                 return MISS
             fallback = []
         local.append(Repair(f"{where_path}.{slot}", "defaulted", original, fallback))
+        replaced = [r[1] for r in route[: at + 1]]  # undeclared properties kept below go too
+        extras[:] = [e for e in extras if e[0][: len(replaced)] != replaced]
         if fallback is self.leaves.unset:
             fixed = {k: v for k, v in container.items() if k != slot}
         else:

@@ -431,7 +431,7 @@ class ToolKind(
 class AddDiffChange(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="operation",
     tag="add",
@@ -458,7 +458,7 @@ class AddDiffChange(
 class AgentMessage(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="agent_message",
@@ -485,7 +485,7 @@ class AgentMessage(
 class AgentMessageChunk(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="agent_message_chunk",
@@ -506,7 +506,7 @@ class AgentMessageChunk(
 class AgentThought(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="agent_thought",
@@ -533,7 +533,7 @@ class AgentThought(
 class AgentThoughtChunk(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="agent_thought_chunk",
@@ -551,7 +551,7 @@ class AgentThoughtChunk(
     """Extension metadata that belongs to this one chunk. It is never merged into the entity's stored metadata. Leaving it out and `null` both mean the chunk has none."""
 
 
-class Annotations(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class Annotations(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Optional hints that help the receiver decide how to show or route a piece of content."""
 
     audience: (
@@ -585,7 +585,7 @@ class Annotations(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields
 class AudioContent(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="type",
     tag="audio",
@@ -607,7 +607,7 @@ class AudioContent(
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class AvailableCommand(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class AvailableCommand(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """A command the user can invoke in this session."""
 
     name: str
@@ -629,7 +629,7 @@ class AvailableCommand(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_f
 class AvailableCommandsUpdate(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="available_commands_update",
@@ -650,7 +650,7 @@ class AvailableCommandsUpdate(
 class BackgroundSubagent(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="type",
     tag="subagent",
@@ -669,7 +669,7 @@ class BackgroundSubagent(
 class BackgroundTerminal(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="type",
     tag="terminal",
@@ -688,7 +688,7 @@ class BackgroundTerminal(
 class BackgroundToolCall(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="type",
     tag="tool_call",
@@ -704,7 +704,7 @@ class BackgroundToolCall(
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class BlobResourceContents(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class BlobResourceContents(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Embedded resource contents that are binary."""
 
     blob: str
@@ -725,7 +725,7 @@ class BlobResourceContents(msgspec.Struct, kw_only=True, dict=True, forbid_unkno
 class CompactionSummaryChunk(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="compaction_summary_chunk",
@@ -746,7 +746,7 @@ class CompactionSummaryChunk(
 class CompactionUpdate(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="compaction_update",
@@ -779,7 +779,7 @@ class CompactionUpdate(
 class ConfigOptionUpdate(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="config_option_update",
@@ -800,7 +800,7 @@ class ConfigOptionUpdate(
 class Content(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="type",
     tag="content",
@@ -816,7 +816,7 @@ class Content(
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class ContentChunk(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class ContentChunk(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """One content block appended to a message of the kind named by the update's tag. A chunk for an ID not seen before creates that message with no content and then appends."""
 
     message_id: MessageId = msgspec.field(name="messageId")
@@ -833,7 +833,7 @@ class ContentChunk(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_field
 class CopyDiffChange(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="operation",
     tag="copy",
@@ -859,7 +859,7 @@ class CopyDiffChange(
     """Where the file is afterwards."""
 
 
-class Cost(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class Cost(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Money or credits the session has used so far, in total."""
 
     amount: _rt.Number
@@ -876,7 +876,7 @@ class Cost(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
 class DeleteDiffChange(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="operation",
     tag="delete",
@@ -901,12 +901,7 @@ class DeleteDiffChange(
 
 
 class Diff(
-    msgspec.Struct,
-    kw_only=True,
-    dict=True,
-    forbid_unknown_fields=True,
-    tag_field="type",
-    tag="diff",
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="type", tag="diff"
 ):
     """File changes a tool call made. `changes` is the authoritative list of affected paths and operations; `patch`, when given, is renderable text that must agree with it. Clients must cope without `patch`."""
 
@@ -923,7 +918,7 @@ class Diff(
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class DiffPatch(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class DiffPatch(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Patch text the Client can render, together with its format."""
 
     format: DiffPatchFormat
@@ -932,14 +927,14 @@ class DiffPatch(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=T
     """The patch text."""
 
 
-class DiffPathChange(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class DiffPathChange(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Path information for an add, delete or modify change."""
 
     path: AbsolutePath
     """The affected file."""
 
 
-class DiffPathPairChange(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class DiffPathPairChange(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Path information for a move or copy change."""
 
     old_path: AbsolutePath = msgspec.field(name="oldPath")
@@ -951,7 +946,7 @@ class DiffPathPairChange(msgspec.Struct, kw_only=True, dict=True, forbid_unknown
 class EmbeddedResource(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="type",
     tag="resource",
@@ -971,7 +966,7 @@ class EmbeddedResource(
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class Error(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class Error(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """A JSON-RPC style error object: a code, a short message and optional extra data."""
 
     code: ErrorCode
@@ -984,7 +979,7 @@ class Error(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True)
     """Any further JSON value the sender chose to attach, such as diagnostic detail."""
 
 
-class Icon(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class Icon(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """An icon a user interface can show, optionally with the sizes it suits."""
 
     src: str
@@ -1009,7 +1004,7 @@ class Icon(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
 class IdleStateUpdate(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="state",
     tag="idle",
@@ -1046,7 +1041,7 @@ class IdleStateUpdate(
 class ImageContent(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="type",
     tag="image",
@@ -1075,7 +1070,7 @@ class ImageContent(
 class ModifyDiffChange(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="operation",
     tag="modify",
@@ -1102,7 +1097,7 @@ class ModifyDiffChange(
 class MoveDiffChange(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="operation",
     tag="move",
@@ -1131,7 +1126,7 @@ class MoveDiffChange(
 class Notice(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="notice",
@@ -1153,7 +1148,7 @@ class Notice(
     """Extension metadata for this single event. Nothing stores or patches it. Leaving it out and `null` both mean there is none."""
 
 
-class PlanEntry(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class PlanEntry(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """One task in a structured plan."""
 
     content: str
@@ -1170,12 +1165,7 @@ class PlanEntry(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=T
 
 
 class PlanFile(
-    msgspec.Struct,
-    kw_only=True,
-    dict=True,
-    forbid_unknown_fields=True,
-    tag_field="type",
-    tag="file",
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="type", tag="file"
 ):
     """Plan content kept in a file the Client can open."""
 
@@ -1191,7 +1181,7 @@ class PlanFile(
 class PlanItems(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="type",
     tag="items",
@@ -1210,7 +1200,7 @@ class PlanItems(
 class PlanMarkdown(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="type",
     tag="markdown",
@@ -1229,7 +1219,7 @@ class PlanMarkdown(
 class PlanRemoved(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="plan_removed",
@@ -1248,7 +1238,7 @@ class PlanRemoved(
 class PlanUpdate(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="plan_update",
@@ -1268,7 +1258,7 @@ class PlanUpdate(
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
 
 
-class PromptResponse(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class PromptResponse(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Successful result of `session/prompt`. The Agent returns it once the user message has been inserted into the conversation; it says nothing about whether the resulting work has finished, which `state_update` reports separately."""
 
     message_id: MessageId = msgspec.field(name="messageId")
@@ -1283,7 +1273,7 @@ class PromptResponse(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fie
 class RequiresActionStateUpdate(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="state",
     tag="requires_action",
@@ -1308,7 +1298,7 @@ class RequiresActionStateUpdate(
 class ResourceLink(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="type",
     tag="resource_link",
@@ -1361,7 +1351,7 @@ class ResourceLink(
 class RunningStateUpdate(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="state",
     tag="running",
@@ -1386,7 +1376,7 @@ class RunningStateUpdate(
 class SessionConfigBoolean(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="type",
     tag="boolean",
@@ -1418,7 +1408,7 @@ class SessionConfigBoolean(
 class SessionConfigSelect(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="type",
     tag="select",
@@ -1449,7 +1439,7 @@ class SessionConfigSelect(
     """The values to choose from."""
 
 
-class SessionConfigSelectGroup(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class SessionConfigSelectGroup(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """A labelled group of values in a select option."""
 
     group_id: SessionConfigGroupId = msgspec.field(name="groupId")
@@ -1467,9 +1457,7 @@ class SessionConfigSelectGroup(msgspec.Struct, kw_only=True, dict=True, forbid_u
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class SessionConfigSelectOption(
-    msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True
-):
+class SessionConfigSelectOption(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """One value a select option can take."""
 
     value: SessionConfigValueId
@@ -1490,7 +1478,7 @@ class SessionConfigSelectOption(
 class SessionInfoUpdate(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="session_info_update",
@@ -1515,7 +1503,7 @@ class SessionInfoUpdate(
 class SessionMessage(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="session_message",
@@ -1558,7 +1546,7 @@ class SessionMessage(
 class SessionMessageChunk(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="session_message_chunk",
@@ -1579,7 +1567,7 @@ class SessionMessageChunk(
 class SubagentUpdate(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="subagent_update",
@@ -1610,7 +1598,7 @@ class SubagentUpdate(
 class Terminal(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="type",
     tag="terminal",
@@ -1626,7 +1614,7 @@ class Terminal(
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class TerminalExitStatus(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class TerminalExitStatus(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """How an Agent-owned terminal's process ended. The object's presence alone means the process has exited, even when neither field is known."""
 
     exit_code: (
@@ -1651,7 +1639,7 @@ class TerminalExitStatus(msgspec.Struct, kw_only=True, dict=True, forbid_unknown
 class TerminalOutputChunk(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="terminal_output_chunk",
@@ -1672,7 +1660,7 @@ class TerminalOutputChunk(
 class TerminalUpdate(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="terminal_update",
@@ -1705,12 +1693,7 @@ class TerminalUpdate(
 
 
 class TextCommandInput(
-    msgspec.Struct,
-    kw_only=True,
-    dict=True,
-    forbid_unknown_fields=True,
-    tag_field="type",
-    tag="text",
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="type", tag="text"
 ):
     """The command takes whatever the user types after its name as free text."""
 
@@ -1724,12 +1707,7 @@ class TextCommandInput(
 
 
 class TextContent(
-    msgspec.Struct,
-    kw_only=True,
-    dict=True,
-    forbid_unknown_fields=True,
-    tag_field="type",
-    tag="text",
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="type", tag="text"
 ):
     """A text content block. The text may use Markdown."""
 
@@ -1746,7 +1724,7 @@ class TextContent(
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class TextResourceContents(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class TextResourceContents(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Embedded resource contents that are text."""
 
     text: str
@@ -1767,7 +1745,7 @@ class TextResourceContents(msgspec.Struct, kw_only=True, dict=True, forbid_unkno
 class ToolCallContentChunk(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="tool_call_content_chunk",
@@ -1785,7 +1763,7 @@ class ToolCallContentChunk(
     """Extension metadata that belongs to this one chunk. It is never merged into the entity's stored metadata. Leaving it out and `null` both mean the chunk has none."""
 
 
-class ToolCallLocation(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class ToolCallLocation(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """A file position a tool call reads or changes, so the Client can follow along."""
 
     path: AbsolutePath
@@ -1808,7 +1786,7 @@ class ToolCallLocation(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_f
 class ToolCallUpdate(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="tool_call_update",
@@ -1867,7 +1845,7 @@ class ToolCallUpdate(
 class UnknownStateUpdate(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="state",
     tag="unknown",
@@ -1889,9 +1867,7 @@ class UnknownStateUpdate(
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
 
 
-class UpdateSessionNotification(
-    msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True
-):
+class UpdateSessionNotification(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Parameters of the `session/update` notification, which the Agent sends to the Client to report content, tool activity, entity changes and session state. It may arrive at any time while the session exists, not only while a prompt is being handled."""
 
     session_id: SessionId = msgspec.field(name="sessionId")
@@ -1905,7 +1881,7 @@ class UpdateSessionNotification(
     """Extension metadata for the notification envelope, separate from any metadata inside `update`. Keys are implementation-defined."""
 
 
-class Usage(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class Usage(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Token counts for foreground work that has finished."""
 
     total_tokens: typing.Annotated[int, msgspec.Meta(ge=0)] = msgspec.field(name="totalTokens")
@@ -1945,7 +1921,7 @@ class Usage(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True)
 class UsageUpdate(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="usage_update",
@@ -1970,7 +1946,7 @@ class UsageUpdate(
 class UserMessage(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="user_message",
@@ -1997,7 +1973,7 @@ class UserMessage(
 class UserMessageChunk(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="user_message_chunk",

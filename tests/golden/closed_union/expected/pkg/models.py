@@ -33,30 +33,25 @@ class Priority(enum.StrEnum):
     """Later."""
 
 
-class Entry(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class Entry(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     priority: Priority
     role: typing.Literal["a", "b"] | msgspec.UnsetType = msgspec.UNSET
 
 
 class HttpServer(
-    msgspec.Struct,
-    kw_only=True,
-    dict=True,
-    forbid_unknown_fields=True,
-    tag_field="type",
-    tag="http",
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="type", tag="http"
 ):
     url: str
 
 
-class Notify(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class Notify(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     update: Update
 
 
 class PingUpdate(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="ping",
@@ -67,7 +62,7 @@ class PingUpdate(
 class Plan(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="plan",
@@ -76,7 +71,7 @@ class Plan(
     server: Server | msgspec.UnsetType = msgspec.UNSET
 
 
-class StdioServer(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class StdioServer(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     command: str
 
 

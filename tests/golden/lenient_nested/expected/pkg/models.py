@@ -25,12 +25,7 @@ __all__ = [
 
 
 class FastMode(
-    msgspec.Struct,
-    kw_only=True,
-    dict=True,
-    forbid_unknown_fields=True,
-    tag_field="mode",
-    tag="fast",
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="mode", tag="fast"
 ):
     session_update: typing.Literal["mode"] | msgspec.UnsetType = msgspec.field(
         default=msgspec.UNSET, name="sessionUpdate"
@@ -40,7 +35,7 @@ class FastMode(
 class Items(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="items",
@@ -58,17 +53,12 @@ class Items(
     label: typing.Annotated[str, msgspec.Meta(min_length=1, pattern="^[a-z]+$")]
 
 
-class Notify(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class Notify(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     update: Update
 
 
 class SlowMode(
-    msgspec.Struct,
-    kw_only=True,
-    dict=True,
-    forbid_unknown_fields=True,
-    tag_field="mode",
-    tag="slow",
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="mode", tag="slow"
 ):
     session_update: typing.Literal["mode"] | msgspec.UnsetType = msgspec.field(
         default=msgspec.UNSET, name="sessionUpdate"

@@ -55,7 +55,7 @@ class JobStatus(
     """Done "quoted" and \\ escaped."""
 
 
-class Chunk(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class Chunk(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """A streamed piece."""
 
     text: str
@@ -67,7 +67,7 @@ class Chunk(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True)
 class JobUpdate(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="job_update",
@@ -81,7 +81,7 @@ class JobUpdate(
     """A property named like a keyword."""
 
 
-class Notify(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True):
+class Notify(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Params of the notification that carries one event."""
 
     session_id: SessionId = msgspec.field(name="sessionId")
@@ -97,7 +97,7 @@ class Notify(msgspec.Struct, kw_only=True, dict=True, forbid_unknown_fields=True
 class TextChunk(
     msgspec.Struct,
     kw_only=True,
-    dict=True,
+    gc=False,
     forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="text_chunk",
