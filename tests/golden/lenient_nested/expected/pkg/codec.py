@@ -86,8 +86,17 @@ def decode_notification(data: bytes | str, repairs: list[Repair] | None = None) 
     A message with an ``id`` is a request and is refused. Pass a list as `repairs`
     to learn of each repair leniency made.
     """
-    envelope = _rt.attempt(_ENVELOPE_FAST, data)
-    if envelope is not _rt.MISS:
+    try:
+        envelope = _ENVELOPE_FAST(data)
+    except msgspec.ValidationError:
+        pass
+    except msgspec.DecodeError as exc:
+        raise DecodeError(f"invalid JSON: {exc}", "") from None
+    except RecursionError:
+        raise DecodeError("payload nests too deeply", "$") from None
+    except UnicodeError:
+        raise DecodeError("invalid JSON: text is not valid Unicode", "") from None
+    else:
         if envelope.id is not msgspec.UNSET:
             _rt.is_request({"id": envelope.id})
         params: Notify = envelope.params

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import types
 import typing
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -37,22 +38,40 @@ _EXTRAS_SEEN = [False]
 
 
 def dec_hook(tp: type[Any], obj: Any) -> Any:
-    """msgspec decode hook for open enums and shape unions."""
-    if issubclass(tp, OpenStrEnum):
-        if type(obj) is not str:
-            raise TypeError(f"Expected `str`, got `{json_type(obj)}`")
-        return tp(obj)
-    if issubclass(tp, OpenIntEnum):
-        if type(obj) is not int:
-            raise TypeError(f"Expected `int`, got `{json_type(obj)}`")
-        return tp(obj)
+    """msgspec decode hook for open enums and shape unions (one decoder per type, cached)."""
+    decode = _HOOKS.get(tp)
+    if decode is None:
+        decode = _HOOKS[tp] = _hook_for(tp)
+    return decode(obj)
+
+
+_HOOKS: dict[type[Any], Callable[[Any], Any]] = {}
+
+
+def _hook_for(tp: type[Any]) -> Callable[[Any], Any]:
+    if issubclass(tp, OpenStrEnum | OpenIntEnum):
+        base = str if issubclass(tp, OpenStrEnum) else int
+        # Known values decode to one shared instance each: no allocation per message.
+        interned = {value: tp(value) for value in tp.KNOWN}
+
+        def enum_value(obj: Any) -> Any:
+            if type(obj) is not base:
+                raise TypeError(f"Expected `{base.__name__}`, got `{json_type(obj)}`")
+            found = interned.get(obj)
+            return found if found is not None else tp(obj)
+
+        return enum_value
     if issubclass(tp, ShapeUnion):
-        try:
-            # Strict: a repair here could not be reported, so it fails the fast path
-            # and the caller's slow path redoes it with reporting.
-            return WALKER.convert(obj, tp, strict=True)
-        except DecodeError as exc:
-            raise ValueError(exc.message) from None
+
+        def shape(obj: Any) -> Any:
+            try:
+                # Strict: a repair here could not be reported, so it fails the fast path
+                # and the caller's slow path redoes it with reporting.
+                return WALKER.convert(obj, tp, strict=True)
+            except DecodeError as exc:
+                raise ValueError(exc.message) from None
+
+        return shape
     raise NotImplementedError(f"no decoder for {tp!r}")
 
 
