@@ -46,6 +46,12 @@ class EntityRule:
     #: ``(attr, values)``: the entity is finished once `attr` is one of `values`,
     #: or, with ``values=None``, once `attr` holds any value.
     finished: tuple[str, tuple[Any, ...] | None] | None = None
+    #: ``((attr, wire), ...)`` from the body down to a nested ID (``plan.planId``);
+    #: empty when the ID is a property of the body itself (then `key` is that property).
+    path: tuple[tuple[str, str], ...] = ()
+    #: ``(attr, inner)``: the body's `attr` carries base64 bytes, stored decoded; `inner`
+    #: names the property holding them when the value is an object, else it is "".
+    decode: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,19 @@ class ReducerSpec:
     kind_fields: tuple[tuple[str, tuple[str, ...]], ...]
     #: slot -> every attribute that slot can hold
     slot_fields: tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def _bare(expr: ir.TypeExpr) -> ir.TypeExpr:
+    """`expr` without null and without a one-member union around it."""
+    while isinstance(expr, ir.Nullable) or (
+        isinstance(expr, ir.UnionOf) and len(expr.members) == 1
+    ):
+        expr = expr.inner if isinstance(expr, ir.Nullable) else expr.members[0]
+    return expr
+
+
+def _is_base64(expr: ir.TypeExpr) -> bool:
+    return isinstance(expr, ir.Prim) and expr.kind == "str" and expr.encoding == "base64"
 
 
 def _get(annotations: tuple[ir.Annotation, ...], key: str) -> Any:
@@ -134,7 +153,8 @@ class _Reader:
         key_wire = value.get("key")
         if not isinstance(key_wire, str):
             raise self.error(f"{ENTITY} needs a string 'key'", where)
-        key = self.wire_to_attr(struct, key_wire, where)
+        path = self.key_path(struct, key_wire, where)
+        key = self.wire_to_attr(struct, key_wire.split(".")[0], where)
         append = None
         if op == "append":
             spec = value.get("append")
@@ -161,17 +181,58 @@ class _Reader:
             )
         if done is not None:
             done = (attribute(done[0]), done[1])
-        skip = {key.attr} | ({append[0]} if append else set())
+        skip = set() if len(path) > 1 else {key.attr}
+        skip |= {append[0]} if append else set()
         return EntityRule(
             variant.target,
             value["kind"],
-            key.attr,
+            path[-1][0],
             op,
             self.field_rules(struct, skip, snapshot=False),
             append,
             tuple(sorted((attribute(k), v) for k, v in initial.items())),
             done,
+            path if len(path) > 1 else (),
+            self.byte_fields(struct),
         )
+
+    def key_path(self, struct: ir.Struct, key: str, where: str) -> tuple[tuple[str, str], ...]:
+        """``(attr, wire)`` per segment of a dotted key; each one a required property."""
+        path: list[tuple[str, str]] = []
+        bodies = [struct]
+        for i, wire in enumerate(key.split(".")):
+            fields = [self.wire_to_attr(body, wire, where) for body in bodies]
+            if not all(f.required for f in fields):
+                raise self.error(f"{ENTITY} key {key!r}: {wire!r} is not always required", where)
+            path.append((fields[0].attr, wire))
+            if i < key.count("."):
+                bodies = self.bodies(fields[0].type, key, where)
+        return tuple(path)
+
+    def bodies(self, expr: ir.TypeExpr, key: str, where: str) -> list[ir.Struct]:
+        """The structs a key path descends into: one struct, or every member of a union."""
+        expr = _bare(expr)
+        node = self.module.find(expr.name) if isinstance(expr, ir.Ref) else None
+        if isinstance(node, ir.Struct):
+            return [node]
+        if isinstance(node, ir.TaggedUnion) and not any(v.nested for v in node.variants):
+            return [self.struct(v.target) for v in node.variants]
+        raise self.error(f"{ENTITY} key {key!r} must descend into objects", where)
+
+    def byte_fields(self, struct: ir.Struct) -> tuple[tuple[str, str], ...]:
+        """Properties holding base64 bytes, directly or as an object's one required one."""
+        out = []
+        for field in struct.fields:
+            inner = _bare(field.type)
+            if _is_base64(inner):
+                out.append((field.attr, ""))
+                continue
+            node = self.module.find(inner.name) if isinstance(inner, ir.Ref) else None
+            if isinstance(node, ir.Struct):
+                required = [f for f in node.fields if f.required]
+                if len(required) == 1 and _is_base64(required[0].type):
+                    out.append((field.attr, required[0].attr))
+        return tuple(out)
 
     def classes(self, variant: ir.Variant) -> list[tuple[str, str | None]]:
         """Concrete classes a variant decodes to, with their inner tag for nested unions."""

@@ -1,4 +1,4 @@
-"""Figure 9: what forward compatibility costs, next to the official SDK.
+"""Figure 10: what forward compatibility costs, next to the official SDK.
 
 Four messages that strict decoding refuses, each the strict known message of
 figure 7 (a v1 ``tool_call_update`` with content) changed in one place, so all
@@ -94,7 +94,7 @@ def figure(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Secti
     for label, data in faults.items():
         cases[label] = lambda data=data: [decode(data) for _ in reps]
     s = interleave(cases, rounds)
-    fig = "9 forward"
+    fig = "10 forward"
     rows = []
     for label in faults:
         rows.append(
@@ -116,7 +116,7 @@ def figure(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Secti
             )
         )
     sizes = ", ".join(f"{len(d)} B" for d in (strict, *faults.values()))
-    section = Section(f"9. Forward compatibility: one message decoded {repeat} times", s, rows)
+    section = Section(f"10. Forward compatibility: one message decoded {repeat} times", s, rows)
     section.notes.append(f"message sizes (strict, then the four above): {sizes}")
     with tempfile.TemporaryDirectory() as folder:
         schema = Path(folder) / "node.json"

@@ -199,8 +199,7 @@ class Turns:
         ]
         return {
             "sessionUpdate": "plan_update",
-            "planId": f"plan_{self.n_plan}",
-            "content": {"type": "items", "entries": entries},
+            "plan": {"type": "items", "planId": f"plan_{self.n_plan}", "entries": entries},
         }
 
     def usage(self) -> dict[str, Any]:
@@ -228,8 +227,6 @@ class Turns:
             return {
                 "sessionUpdate": "subagent_update",
                 "sessionId": "sess_child_1",
-                "parentSessionId": "sess_main",
-                "title": "Explore tests",
                 "state": {"state": self.rng.choice(("running", "idle"))},
             }
         if pick < 0.44:

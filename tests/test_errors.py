@@ -102,6 +102,24 @@ def _write(tmp_path: Path, content: Any) -> Path:
     return path
 
 
+def _plan_key(key: str) -> dict[str, Any]:
+    """Our own schema with `key` as the x-acp-entity key of plan_update."""
+    own = json.loads((Path(__file__).resolve().parent.parent / "schema"
+                      / "session_update.schema.json").read_text(encoding="utf-8"))
+    for member in own["$defs"]["SessionUpdate"]["anyOf"]:
+        if member.get("properties", {}).get("sessionUpdate", {}).get("const") == "plan_update":
+            member["x-acp-entity"]["key"] = key
+    return own
+
+
+CASES += [
+    ("entity-key-missing-step", _plan_key("plan.nope"), "PlanItems has no property 'nope'"),
+    ("entity-key-optional-step", _plan_key("_meta.x"), "key '_meta.x': '_meta' is not always"),
+    ("entity-key-into-a-string", _plan_key("plan.planId.x"), "must descend into objects"),
+    ("entity-key-not-top-level", _plan_key("planId"), "PlanUpdate has no property 'planId'"),
+]
+
+
 @pytest.mark.parametrize(("case", "content", "message"), CASES, ids=[c[0] for c in CASES])
 def test_malformed_schema(tmp_path: Path, case: str, content: Any, message: str) -> None:
     path = _write(tmp_path, content)

@@ -7,6 +7,7 @@ unstable schema has the variant, against one generated from it with our overlay.
 
 from __future__ import annotations
 
+import base64
 import json
 from types import ModuleType
 from typing import Any
@@ -209,16 +210,45 @@ def test_terminal_exit_status_marks_it_exited(pkg: ModuleType) -> None:
     assert state.get("terminal", "term").exit_status.exit_code == 0
 
 
-def test_terminal_output_chunks_append_and_update_output_replaces(own: ModuleType) -> None:
-    """Display-only terminal output: chunks append to the terminal's output, and a
-    terminal_update carrying output replaces it (our schema; see docs/annotations.md)."""
-    state = own.SessionState()
-    apply(own, state, "terminal_output_chunk", terminalId="t", data="$ make\n")
-    apply(own, state, "terminal_output_chunk", terminalId="t", data="ok\n")
-    assert state.get("terminal", "t").output == "$ make\nok\n"
-    apply(own, state, "terminal_update", terminalId="t", output="cleared\n")
-    apply(own, state, "terminal_output_chunk", terminalId="t", data="more")
-    assert state.get("terminal", "t").output == "cleared\nmore"
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def test_terminal_output_is_bytes_decoded_from_each_chunk(pkg: ModuleType) -> None:
+    """"Display-only terminal bytes use terminal_output_chunk, not tool_call_content_chunk."
+    Each chunk's base64 is decoded on its own and the bytes appended, so a chunk length that
+    is not a multiple of 3, or a UTF-8 character split across chunks, still reads whole."""
+    state = pkg.SessionState()
+    apply(pkg, state, "terminal_output_chunk", terminalId="t", data="Y2Fmww==")
+    apply(pkg, state, "terminal_output_chunk", terminalId="t", data="qSEK")
+    output = state.get("terminal", "t").output
+    assert output == "café!\n".encode() and type(output) is bytes
+
+
+def test_terminal_snapshot_then_chunk_appends_to_the_snapshot(pkg: ModuleType) -> None:
+    """"See Display-only Terminals for their per-terminal byte ordering and snapshot
+    semantics": a terminal_update's output replaces the bytes held so far, and later chunks
+    append to that replacement."""
+    state = pkg.SessionState()
+    apply(pkg, state, "terminal_output_chunk", terminalId="t", data=b64(b"old output"))
+    apply(pkg, state, "terminal_update", terminalId="t",
+          output={"data": b64(b"$ make\n"), "_meta": {"seq": 1}})
+    assert state.get("terminal", "t").output == b"$ make\n"
+    apply(pkg, state, "terminal_output_chunk", terminalId="t", data=b64(b"ok\n"))
+    assert state.get("terminal", "t").output == b"$ make\nok\n"
+    apply(pkg, state, "terminal_update", terminalId="t", command="make")  # output omitted
+    assert state.get("terminal", "t").output == b"$ make\nok\n"
+    apply(pkg, state, "terminal_update", terminalId="t", output=None)
+    assert state.get("terminal", "t").output is None
+
+
+def test_terminal_chunk_that_is_not_base64_appends_nothing(pkg: ModuleType) -> None:
+    """Chunk data is base64 in the schema; a value that is not base64 carries no bytes, so
+    it is not appended (the update itself is still kept in history)."""
+    state = pkg.SessionState()
+    apply(pkg, state, "terminal_output_chunk", terminalId="t", data=b64(b"ok"))
+    apply(pkg, state, "terminal_output_chunk", terminalId="t", data="not base64!")
+    assert state.get("terminal", "t").output == b"ok" and len(state.history) == 2
 
 
 # -- compactions, usage, notices --------------------------------------------------------------
@@ -248,6 +278,51 @@ def test_compaction_unknown_status_is_kept(pkg: ModuleType) -> None:
     apply(pkg, state, "compaction_update", compactionId="c", status="_vendor_phase")
     status = state.get("compaction", "c").status
     assert status == "_vendor_phase" and status.is_extension
+
+
+def test_compaction_error_is_text(pkg: ModuleType) -> None:
+    """"The following compaction_update fields are optional, nullable patches: For each patch
+    field, omission leaves the stored value unchanged, null clears it, and a concrete value
+    replaces it." The error is the published schema's nullable string."""
+    state = pkg.SessionState()
+    apply(pkg, state, "compaction_update", compactionId="c", status="failed", error="disk full")
+    assert state.get("compaction", "c").error == "disk full"
+    apply(pkg, state, "compaction_update", compactionId="c", status="failed")
+    assert state.get("compaction", "c").error == "disk full"
+    apply(pkg, state, "compaction_update", compactionId="c", status="failed", error=None)
+    assert state.get("compaction", "c").error is None
+
+
+def test_plans_are_keyed_by_the_plan_id_inside_the_plan(pkg: ModuleType) -> None:
+    """"Messages, tool calls, terminals, plans, and compactions are entities that the Agent
+    creates and then updates by ID across multiple session updates." A plan_update names its
+    plan inside `plan`, as published, and replaces that plan's body."""
+    state = pkg.SessionState()
+    apply(pkg, state, "plan_update", plan={"type": "markdown", "planId": "p1", "content": "a"})
+    apply(pkg, state, "plan_update", plan={"type": "_gantt", "planId": "p2", "rows": []})
+    apply(pkg, state, "plan_update", plan={"type": "items", "planId": "p1", "entries": []},
+          _meta={"k": 1})
+    plan = state.get("plan", "p1")
+    assert (plan.plan_id, plan.plan.entries, plan.meta) == ("p1", [], {"k": 1})
+    assert state.get("plan", "p2").plan.tag == "_gantt"
+    assert state.timeline == [("plan", "p1"), ("plan", "p2")]
+    apply(pkg, state, "plan_removed", planId="p1")
+    assert state.get("plan", "p1") is None and state.timeline == [("plan", "p2")]
+    apply(pkg, state, "plan_update", plan={"type": "markdown", "planId": "p1", "content": "b"})
+    assert state.timeline == [("plan", "p2"), ("plan", "p1")]
+
+
+def test_meta_merge_leaves_the_applied_updates_unchanged(pkg: ModuleType) -> None:
+    """"A _meta object patches the stored metadata by top-level key instead of replacing it",
+    while the history keeps every update as received (the merge never writes into one)."""
+    state = pkg.SessionState()
+    first = pkg.decode_update(json.dumps({"sessionUpdate": "agent_message", "messageId": "m",
+                                          "_meta": {"a": 1}}))
+    state.apply(first)
+    apply(pkg, state, "agent_message", messageId="m", _meta={"b": 2})
+    assert state.get("agent_message", "m").meta == {"a": 1, "b": 2}
+    assert first.meta == {"a": 1}
+    assert json.loads(pkg.encode(state.history[0]))["_meta"] == {"a": 1}
 
 
 def test_usage_cost_is_a_patch(pkg: ModuleType) -> None:
@@ -363,6 +438,54 @@ def test_stop_reason_and_error_come_from_the_last_idle(own: ModuleType) -> None:
     assert state.state == "idle" and state.stop_reason is None and state.error is None
 
 
+def test_repeated_idle_keeps_the_last_stop_reason(pkg: ModuleType) -> None:
+    """"A repeated snapshot is not a state transition, and a repeated idle without a new stop
+    reason is not a new completion." ... "A repeated state may carry updated information.
+    Applying that information does not constitute another state transition.\""""
+    state = pkg.SessionState()
+    apply(pkg, state, "state_update", state="running")
+    apply(pkg, state, "state_update", state="idle", stopReason="end_turn", background=[])
+    usage = {"totalTokens": 30, "inputTokens": 20, "outputTokens": 10}
+    apply(pkg, state, "state_update", state="idle", usage=usage)
+    assert (state.state, state.stop_reason) == ("idle", "end_turn")
+    assert state.slot("state").usage.total_tokens == 30
+    apply(pkg, state, "state_update", state="idle", stopReason=None)
+    assert state.stop_reason == "end_turn"
+    apply(pkg, state, "state_update", state="idle", stopReason="cancelled")
+    assert state.stop_reason == "cancelled"  # a repeat that carries one updates it
+
+
+@pytest.mark.parametrize("before", ["running", "requires_action", "unknown", "_vendor_state"])
+@pytest.mark.parametrize("carried", [{}, {"stopReason": None}, {"stopReason": 42},
+                                     {"stopReason": "max_tokens"}],
+                         ids=["omitted", "null", "malformed", "max_tokens"])
+def test_entering_idle_sets_the_stop_reason_it_carries(
+        own: ModuleType, before: str, carried: dict[str, Any]) -> None:
+    """"Clients MUST recognize idle as the end of foreground work even when the stop reason is
+    omitted, null, malformed, or unknown. Without a recognized stop reason, Clients cannot
+    infer how the work ended." Entering idle takes the stop reason it carries, or None."""
+    state = own.SessionState()
+    apply(own, state, "state_update", state="idle", stopReason="end_turn")
+    apply(own, state, "state_update", state=before)
+    apply(own, state, "state_update", state="idle", **carried)
+    expected = "max_tokens" if carried.get("stopReason") == "max_tokens" else None
+    assert (state.state, state.stop_reason) == ("idle", expected)
+
+
+@pytest.mark.parametrize("stop", ["cancelled", "end_turn", "_vendor_stop", None])
+def test_error_belongs_to_the_error_stop_reason_only(own: ModuleType, stop: str | None) -> None:
+    """"error belongs to the error stop reason. Beside any other stop reason it is an unknown
+    field.\""""
+    state = own.SessionState()
+    failure = {"code": -32603, "message": "model timed out"}
+    apply(own, state, "state_update", state="running")
+    apply(own, state, "state_update", state="idle", stopReason="error", error=failure)
+    assert state.error.message == "model timed out"
+    apply(own, state, "state_update", state="running")
+    apply(own, state, "state_update", state="idle", stopReason=stop, error=failure)
+    assert state.error is None
+
+
 def test_unknown_updates_are_kept_raw_for_replay(pkg: ModuleType) -> None:
     """"Clients that do not understand an update SHOULD preserve its raw payload when storing,
     replaying, proxying, or forwarding session history.\""""
@@ -399,6 +522,18 @@ COMMON_UPDATES = st.one_of(
               st.integers(0, 1000)),
     st.just({"sessionUpdate": "notice", "severity": "info", "title": "hello"}),
     st.just({"sessionUpdate": "_vendor_thing", "x": [1]}),
+    st.builds(lambda i, d: {"sessionUpdate": "terminal_output_chunk", "terminalId": i,
+                            "data": b64(d)}, IDS, st.binary(max_size=4)),
+    st.builds(lambda i, d: {"sessionUpdate": "terminal_update", "terminalId": i,
+                            "output": None if d is None else {"data": b64(d)}},
+              IDS, st.one_of(st.none(), st.binary(max_size=4))),
+    st.builds(lambda i, m: {"sessionUpdate": "plan_update", "_meta": m,
+                            "plan": {"type": "markdown", "planId": i, "content": "x"}},
+              IDS, st.dictionaries(st.sampled_from("xyz"), st.integers(), max_size=2)),
+    st.builds(lambda i: {"sessionUpdate": "plan_removed", "planId": i}, IDS),
+    st.builds(lambda s, r: {"sessionUpdate": "state_update", "state": "idle", "stopReason": s,
+                            **r}, st.sampled_from(["end_turn", "error", None]),
+              st.sampled_from([{}, {"error": {"code": 1, "message": "m"}}])),
 )
 
 
@@ -418,6 +553,6 @@ def test_random_streams_never_raise_and_replay_to_the_same_state(
     assert fresh.timeline == state.timeline
     for kind, id_ in state.timeline:
         assert fresh.get(kind, id_) == state.get(kind, id_)
-    assert (fresh.state, fresh.background, fresh.stop_reason) == (
-        state.state, state.background, state.stop_reason)
+    assert (fresh.state, fresh.background, fresh.stop_reason, fresh.error) == (
+        state.state, state.background, state.stop_reason, state.error)
     assert fresh.usage == state.usage

@@ -11,9 +11,13 @@ serves every model library the generator targets.
 
 from __future__ import annotations
 
+import binascii
 from collections.abc import Callable, Iterator, Mapping
 from operator import attrgetter
 from typing import Any, ClassVar, NamedTuple
+
+#: The stop reason that an idle snapshot's ``error`` belongs to.
+ERROR_STOP = "error"
 
 __all__ = ["Entity", "EntityRule", "Rules", "SessionState", "SnapshotRule", "StateRule"]
 
@@ -26,6 +30,8 @@ class EntityRule(NamedTuple):
     append: tuple[str, str] | None = None  # (source attribute, target attribute)
     initial: tuple[tuple[str, Any], ...] = ()
     finished: tuple[str, tuple[Any, ...] | None] | None = None
+    path: tuple[tuple[str, str], ...] = ()  # (attribute, wire) per step to a nested ID
+    decode: tuple[tuple[str, str], ...] = ()  # (attribute, inner attribute or "") of base64
 
 
 class SnapshotRule(NamedTuple):
@@ -51,6 +57,28 @@ class Rules(NamedTuple):
     kind_fields: Mapping[str, tuple[str, ...]]
     slot_fields: Mapping[str, tuple[str, ...]]
     unset: Any
+
+
+class _Joined:
+    """Text or bytes appended chunk by chunk, joined only when read (appending is O(1))."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self, first: str | bytes) -> None:
+        self._parts = [first]
+
+    def add(self, part: str | bytes) -> None:
+        self._parts.append(part)
+
+    def value(self) -> Any:
+        parts = self._parts
+        if len(parts) > 1:
+            parts[:] = [parts[0][:0].join(parts)]  # type: ignore[arg-type]
+        return parts[0]
+
+
+def _plain(value: Any) -> Any:
+    return value.value() if type(value) is _Joined else value
 
 
 class Entity:
@@ -79,30 +107,36 @@ class Entity:
         return self._id
 
     def field_values(self) -> dict[str, Any]:
-        """The fields that currently hold a value (a copy)."""
-        return dict(self._values)
+        """The fields that currently hold a value (a shallow copy)."""
+        return {name: _plain(value) for name, value in self._values.items()}
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name not in self._names:
             raise AttributeError(name)
-        return self._values.get(name)
+        value = self._values.get(name)
+        return value.value() if type(value) is _Joined else value
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Entity):
             return NotImplemented
-        return (self._kind, self._id, self._values) == (other._kind, other._id, other._values)
+        return (self._kind, self._id, self.field_values()) == (
+            other._kind,
+            other._id,
+            other.field_values(),
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"Entity({self._kind!r}, {self._id!r}, {self._values!r})"
+        return f"Entity({self._kind!r}, {self._id!r}, {self.field_values()!r})"
 
 
 class SessionState:
     """Applies decoded session updates the way the v2 prompt-lifecycle spec tells clients to.
 
     `apply` takes one decoded update. Entities are keyed by ``(kind, id)`` and keep the
-    timeline position of their first update or chunk; updates patch them in place.
+    timeline position of their first update or chunk; updates patch them in place, and no
+    update costs more because of what the session already holds.
     Snapshot updates replace session-level slots (state, usage, ...); live-only events
     (notices) are returned and never stored; unknown updates are kept raw in the
     timeline and history so they can be replayed or forwarded.
@@ -111,10 +145,11 @@ class SessionState:
     RULES: ClassVar[Rules]
 
     def __init__(self) -> None:
-        self._entities: dict[tuple[str, str], Entity] = {}
+        #: (kind, id) -> entity, and ("unknown", n) -> a kept unknown update, in timeline
+        #: order: one dict, so adding or removing one never scans or copies the others
+        self._entities: dict[tuple[str, str], Any] = {}
         self._slots: dict[str, Entity] = {}
-        self._unknown: dict[str, Any] = {}
-        self.timeline: list[tuple[str, str]] = []
+        self._unknown_count = 0
         self.history: list[Any] = []
         self.stop_reason: Any = None
         self.error: Any = None
@@ -123,19 +158,22 @@ class SessionState:
     # -- reading --------------------------------------------------------------------------
     def get(self, kind: str, id: str) -> Any:
         """The entity of `kind` with `id` (or a kept unknown update), else None."""
-        if kind == "unknown":
-            return self._unknown.get(id)
         return self._entities.get((kind, id))
 
     def slot(self, name: str) -> Entity | None:
         """A session-level snapshot slot (``"state"``, ``"usage"``, ...), or None."""
         return self._slots.get(name)
 
+    @property
+    def timeline(self) -> list[tuple[str, str]]:
+        """``(kind, id)`` of every entity and kept unknown update, in timeline order (a copy)."""
+        return list(self._entities)
+
     def entities(self, kind: str) -> Iterator[Entity]:
         """Entities of one kind, in timeline order."""
-        for entry_kind, entry_id in self.timeline:
-            if entry_kind == kind:
-                yield self._entities[(kind, entry_id)]
+        for key, entity in self._entities.items():
+            if key[0] == kind:
+                yield entity
 
     @property
     def state(self) -> str:
@@ -159,7 +197,7 @@ class SessionState:
     def is_live(self, kind: str, id: str) -> bool:
         """True while an entity has not reached its finished condition."""
         entity = self._entities.get((kind, id))
-        if entity is None:
+        if type(entity) is not Entity:  # none, or a kept unknown update
             return False
         finished = self._FINISHED.get(kind)
         if finished is None:
@@ -222,28 +260,87 @@ def _live(state: SessionState, update: Any) -> Any:
 
 def _keep_unknown(state: SessionState, update: Any) -> Any:
     state.history.append(update)
-    entry = str(len(state._unknown))
-    state._unknown[entry] = update
-    state.timeline.append(("unknown", entry))
+    entry = str(state._unknown_count)
+    state._unknown_count += 1
+    state._entities["unknown", entry] = update
     return update
+
+
+_MISS = object()
+
+
+def _id_getter(rule: EntityRule) -> Callable[[Any], Any]:
+    """Reads an update's entity ID: a property of the body, or a path into a nested body.
+
+    A path also reaches into an unknown member of a nested open union through its raw
+    payload; an ID that is absent or not a string there reads as None.
+    """
+    if not rule.path:
+        return attrgetter(rule.key)
+    dotted = attrgetter(".".join(attr for attr, _ in rule.path))
+
+    def get(update: Any) -> Any:
+        try:
+            return dotted(update)
+        except AttributeError:
+            pass
+        node = update
+        for attr, wire in rule.path:
+            found = getattr(node, attr, _MISS)
+            if found is _MISS:
+                raw = getattr(node, "raw", None)
+                found = raw.get(wire) if isinstance(raw, dict) else None
+            node = found
+        return node if isinstance(node, str) else None
+
+    return get
+
+
+def _b64(text: Any) -> bytes | None:
+    """Strictly decoded base64, or None when `text` is not base64."""
+    try:
+        return binascii.a2b_base64(text, strict_mode=True)
+    except (binascii.Error, TypeError, ValueError):
+        return None
+
+
+def _decoder(decode: tuple[tuple[str, str], ...]) -> dict[str, Callable[[Any], bytes | None]]:
+    """attribute -> a function from its value to the bytes to store (None: malformed)."""
+    out: dict[str, Callable[[Any], bytes | None]] = {}
+    for attr, inner in decode:
+        if inner:
+            out[attr] = _inner_b64(attrgetter(inner))
+        else:
+            out[attr] = _b64
+    return out
+
+
+def _inner_b64(get: Callable[[Any], Any]) -> Callable[[Any], bytes | None]:
+    def decode(value: Any) -> bytes | None:
+        try:
+            return _b64(get(value))
+        except AttributeError:
+            return None
+
+    return decode
 
 
 def _entity_handler(rule: EntityRule, rules: Rules) -> Handler:
     kind, key_attr, unset = rule.kind, rule.key, rules.unset
-    get_id = attrgetter(key_attr)
+    get_id = _id_getter(rule)
     names = rules.kind_fields[kind]
     initial = dict(rule.initial)
-    patch = _patcher(rule.fields, unset, snapshot=False)
+    decoders = _decoder(rule.decode)
+    patch = _patcher(rule.fields, unset, snapshot=False, decoders=decoders)
 
-    def entity_for(state: SessionState, update: Any) -> Entity:
-        key = (kind, get_id(update))
+    def entity_for(state: SessionState, ident: str) -> Entity:
+        key = (kind, ident)
         entity = state._entities.get(key)
         if entity is None:
-            entity = Entity(kind, key[1], names)
-            entity._values[key_attr] = key[1]
+            entity = Entity(kind, ident, names)
+            entity._values[key_attr] = ident
             entity._values.update(initial)
             state._entities[key] = entity
-            state.timeline.append(key)
         return entity
 
     if rule.op == "remove":
@@ -251,38 +348,52 @@ def _entity_handler(rule: EntityRule, rules: Rules) -> Handler:
         def remove(state: SessionState, update: Any) -> None:
             state.history.append(update)
             key = (kind, get_id(update))
-            if state._entities.pop(key, None) is not None:
-                state.timeline.remove(key)
+            state._entities.pop(key, None)
 
         return remove
     if rule.append is None:
 
-        def upsert(state: SessionState, update: Any) -> Entity:
+        def upsert(state: SessionState, update: Any) -> Any:
             state.history.append(update)
-            entity = entity_for(state, update)
+            ident = get_id(update)
+            if ident is None:  # an unknown nested body without a readable ID
+                return update
+            entity = entity_for(state, ident)
             if patch is not None:
                 patch(entity._values, update)
             return entity
 
         return upsert
     source, target = rule.append
-    get_id_and_value = attrgetter(key_attr, source)
+    get_value = attrgetter(source)
+    convert = decoders.get(source)
 
-    def append(state: SessionState, update: Any) -> Entity:
-        # The hot path (streamed chunks): one attrgetter call, one dict lookup.
+    def append(state: SessionState, update: Any) -> Any:
+        # The hot path (streamed chunks): a few attribute reads and one dict lookup.
         state.history.append(update)
-        ident, value = get_id_and_value(update)
-        entity = state._entities.get((kind, ident))
-        if entity is None:
-            entity = entity_for(state, update)
+        ident = get_id(update)
+        if ident is None:  # an unknown nested body without a readable ID
+            return update
+        entity = state._entities.get((kind, ident)) or entity_for(state, ident)
         values = entity._values
         if patch is not None:
             patch(values, update)
+        value = get_value(update)
+        if convert is not None:
+            value = convert(value)
+            if value is None:  # not base64: nothing to append
+                return entity
         current = values.get(target)
-        if current is None:
-            values[target] = value if isinstance(value, str) else [value]
-        elif isinstance(value, str):
-            values[target] = current + value
+        if type(value) is str or type(value) is bytes:
+            if type(current) is _Joined:
+                current.add(value)
+            elif current is None:
+                values[target] = _Joined(value)
+            else:  # text or bytes a full update stored
+                values[target] = joined = _Joined(current)
+                joined.add(value)
+        elif current is None:
+            values[target] = [value]
         else:
             current.append(value)  # our own list: update contents were copied on replace
         return entity
@@ -307,10 +418,15 @@ def _snapshot_handler(rule: SnapshotRule, rules: Rules) -> Handler:
         if patch is not None:
             patch(values, update)
         if state_rule is not None:
-            state._state_tag = rule.tag
+            before, state._state_tag = state._state_tag, rule.tag
             if rule.tag == state_rule.idle:
-                state.stop_reason = values.get("stop_reason")
-                state.error = values.get("error")
+                carried = values.get("stop_reason")
+                # A repeated idle without a stop reason is not a new completion: it keeps
+                # the last one. Entering idle takes what it carries, None included.
+                if before != rule.tag or carried is not None:
+                    state.stop_reason = carried
+                    # the error belongs to the "error" stop reason only
+                    state.error = values.get("error") if carried == ERROR_STOP else None
         return slot
 
     return snapshot
@@ -319,12 +435,19 @@ def _snapshot_handler(rule: SnapshotRule, rules: Rules) -> Handler:
 Patcher = Callable[[dict[str, Any], Any], None]
 
 
-def _patcher(fields: tuple[tuple[str, str], ...], unset: Any, snapshot: bool) -> Patcher | None:
+def _patcher(
+    fields: tuple[tuple[str, str], ...],
+    unset: Any,
+    snapshot: bool,
+    decoders: Mapping[str, Callable[[Any], bytes | None]] | None = None,
+) -> Patcher | None:
     """A function applying one update's fields to stored values, or None if none apply.
 
     ``set`` fields take the value (and, in a snapshot, an omitted one is removed);
     ``replace`` patches keep omitted values and clear on null; ``merge`` patches
-    update a stored dict by top-level key; ``scoped`` fields are never stored.
+    update the stored dict by top-level key, in place; ``scoped`` fields are never
+    stored. A field in `decoders` stores the bytes its base64 value carries (a value
+    that is not base64 counts as omitted).
     """
     kept = tuple((attr, mode) for attr, mode in fields if mode != "scoped")
     if not kept:
@@ -333,19 +456,26 @@ def _patcher(fields: tuple[tuple[str, str], ...], unset: Any, snapshot: bool) ->
     modes = tuple(mode for _, mode in kept)
     get_all = attrgetter(*attrs)
     single = len(attrs) == 1
+    convert = tuple((decoders or {}).get(attr) for attr in attrs)
 
     def patch(values: dict[str, Any], update: Any) -> None:
         got = (get_all(update),) if single else get_all(update)
-        for attr, mode, value in zip(attrs, modes, got, strict=True):
+        for attr, mode, value, decode in zip(attrs, modes, got, convert, strict=True):
             if value is unset:
                 if snapshot and mode == "set":
                     values.pop(attr, None)
             elif value is None:
                 values.pop(attr, None)
             elif mode == "merge":
-                merged = dict(values.get(attr) or {})
-                merged.update(value)
-                values[attr] = merged
+                stored = values.get(attr)
+                if stored is None:
+                    values[attr] = dict(value)  # our own copy, merged into in place later
+                else:
+                    stored.update(value)
+            elif decode is not None:
+                data = decode(value)
+                if data is not None:
+                    values[attr] = data
             elif type(value) is list:
                 values[attr] = value.copy()
             else:
