@@ -26,7 +26,7 @@ from msgspec import UNSET
 from ._base import DecodeError, OpenIntEnum, OpenStrEnum, UnknownVariant, json_type
 from ._guided import GuidedWalker
 from ._unions import ShapeUnion, TaggedUnion, find_extra, union_spec
-from ._walk import MISS, Field, Leaves, Repair
+from ._walk import MISS, Field, Leaves
 
 __all__ = ["convert", "dec_hook", "enc_hook", "encode_value", "extra_fields"]
 
@@ -347,14 +347,6 @@ class MsgspecLeaves(Leaves):
 WALKER = GuidedWalker(MsgspecLeaves())
 
 
-def convert(
-    obj: Any,
-    tp: Any,
-    path: str = "$",
-    repairs: list[Repair] | None = None,
-    tried: bool = False,
-) -> Any:
-    """Convert decoded JSON into `tp`, applying open unions, undeclared properties and
-    leniency; each repair is appended to `repairs` when given. `tried`: strict
-    conversion of the whole value is known to fail."""
-    return WALKER.convert(obj, tp, path, repairs, tried=tried)
+#: Convert decoded JSON into a generated type, applying open unions, undeclared
+#: properties and leniency (see `Walker.convert`).
+convert = WALKER.convert

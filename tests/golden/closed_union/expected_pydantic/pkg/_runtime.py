@@ -612,13 +612,6 @@ def _field_specs(cls: type[pydantic.BaseModel]) -> tuple[Field, ...]:
 WALKER = Walker(PydanticLeaves())
 
 
-def convert(
-    obj: Any,
-    tp: Any,
-    path: str = "$",
-    repairs: list[Repair] | None = None,
-    tried: bool = False,
-) -> Any:
-    """Convert decoded JSON into `tp`, applying open unions, undeclared properties and
-    leniency; each repair is appended to `repairs` when given."""
-    return WALKER.convert(obj, tp, path, repairs, tried=tried)
+#: Convert decoded JSON into a generated type, applying open unions, undeclared
+#: properties and leniency (see `Walker.convert`).
+convert = WALKER.convert
