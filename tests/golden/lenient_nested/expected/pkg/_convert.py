@@ -34,7 +34,7 @@ __all__ = ["convert", "dec_hook", "enc_hook", "encode_value", "extra_fields"]
 EXTRA_ATTR = "_acp_extra"
 #: Set once any struct of this package holds undeclared properties; until then,
 #: encoding never needs to look for them.
-_EXTRAS_SEEN = [False]
+EXTRAS_SEEN = [False]
 
 
 def dec_hook(tp: type[Any], obj: Any) -> Any:
@@ -94,10 +94,7 @@ def extra_fields(obj: object) -> dict[str, Any]:
 
 
 def encode_value(obj: Any) -> Any:
-    """`obj` as plain JSON values, undeclared properties included; `None` when no
-    struct of this package has ever held any (then msgspec can encode `obj` as is)."""
-    if not _EXTRAS_SEEN[0]:
-        return None
+    """`obj` as plain JSON values, undeclared properties included (see `EXTRAS_SEEN`)."""
     return _plain(obj)
 
 
@@ -299,7 +296,7 @@ class MsgspecLeaves(Leaves):
             return cls(**values)
         obj = _with_extras(cls)(**values)
         obj.__dict__[EXTRA_ATTR] = extra
-        _EXTRAS_SEEN[0] = True
+        EXTRAS_SEEN[0] = True
         return obj
 
     def tagged(self, tp: Any) -> TaggedUnion | None:

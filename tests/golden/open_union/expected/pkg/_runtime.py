@@ -22,7 +22,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from ._base import DecodeError, Method, OpenIntEnum, OpenStrEnum, UnknownVariant
-from ._convert import convert, dec_hook, enc_hook, encode_value, extra_fields
+from ._convert import EXTRAS_SEEN, convert, dec_hook, enc_hook, encode_value, extra_fields
 from ._unions import (
     ShapeUnion,
     TaggedUnion,
@@ -35,6 +35,7 @@ from ._unions import (
 from ._walk import Repair
 
 __all__ = [
+    "EXTRAS_SEEN",
     "MISS",
     "UNSET",
     "DecodeError",

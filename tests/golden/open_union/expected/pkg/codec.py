@@ -33,6 +33,7 @@ DecodeError = _rt.DecodeError
 Repair = _rt.Repair
 extra_fields = _rt.extra_fields
 _ENCODER = msgspec.json.Encoder(enc_hook=_rt.enc_hook)
+_EXTRAS_SEEN = _rt.EXTRAS_SEEN
 _DECODERS: dict[typing.Any, typing.Callable[[bytes | str], typing.Any]] = {}
 
 
@@ -53,8 +54,9 @@ def encode(obj: object) -> bytes:
 
     Undeclared properties kept by decoding are written back.
     """
-    plain = _rt.encode_value(obj)
-    return _ENCODER.encode(obj if plain is None else plain)
+    if not _EXTRAS_SEEN[0]:  # no struct holds undeclared properties: msgspec alone
+        return _ENCODER.encode(obj)
+    return _ENCODER.encode(_rt.encode_value(obj))
 
 
 _UPDATE_FAST = msgspec.json.Decoder(Event, dec_hook=_rt.dec_hook).decode
