@@ -22,7 +22,14 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from ._base import DecodeError, Method, OpenIntEnum, OpenStrEnum, UnknownVariant
-from ._convert import EXTRAS_SEEN, convert, dec_hook, enc_hook, encode_value, extra_fields
+from ._convert import (
+    EXTRAS_SEEN,
+    convert,
+    dec_hook,
+    enc_hook,
+    encode_value,
+    extra_fields,
+)
 from ._unions import (
     ShapeUnion,
     TaggedUnion,
