@@ -14,8 +14,10 @@ ways::
 
 Keys of a job: ``schema`` and ``out`` (required), ``package`` (defaults to the
 last part of ``out``), ``target``, ``formatter``, ``line_length``, ``roots``,
-``all``, ``overlays`` (files adding ``x-acp-*`` annotations) and ``builtin_overlay``
-(false turns off the built-in v1/v2 overlay). Paths are relative to the
+``all``, ``overlays`` (files adding ``x-acp-*`` annotations), ``builtin_overlay``
+(false turns off the built-in v1/v2 overlay), ``closed`` (``true``, or a list of union
+and enum names that keep the schema's own openness instead of being open) and
+``keep_unknown_fields`` (``false`` drops undeclared properties). Paths are relative to the
 pyproject.toml that holds them. Command-line flags override the keys of every
 selected job. Every mistake is a `UsageError` whose one line names the file,
 the table and the key.
@@ -38,7 +40,16 @@ TABLE = "tool.acp-codegen"
 #: What ``Job`` headers record for a job that comes from the configuration unchanged.
 CONFIG_COMMAND = "acp-codegen generate"
 _STR_KEYS = ("schema", "out", "package", "target", "formatter")
-JOB_KEYS = (*_STR_KEYS, "line_length", "roots", "all", "overlays", "builtin_overlay")
+JOB_KEYS = (
+    *_STR_KEYS,
+    "line_length",
+    "roots",
+    "all",
+    "overlays",
+    "builtin_overlay",
+    "closed",
+    "keep_unknown_fields",
+)
 
 
 @dataclass(frozen=True)
@@ -63,6 +74,9 @@ class Overrides:
     overlays: tuple[Path, ...] = ()
     line_length: int | None = None
     no_builtin_overlay: bool = False
+    closed_all: bool = False
+    closed: tuple[str, ...] = ()
+    drop_unknown_fields: bool = False
 
     def any(self) -> bool:
         return any(
@@ -77,6 +91,9 @@ class Overrides:
                 self.overlays,
                 self.line_length,
                 self.no_builtin_overlay,
+                self.closed_all,
+                self.closed,
+                self.drop_unknown_fields,
             )
         )
 
@@ -174,6 +191,14 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
     builtin_overlay = entry.get("builtin_overlay", True)
     if not isinstance(builtin_overlay, bool):
         raise UsageError(f"{label} key 'builtin_overlay' must be true or false")
+    closed = entry.get("closed", False)
+    if not isinstance(closed, bool) and not (
+        isinstance(closed, list) and all(isinstance(c, str) and c for c in closed)
+    ):
+        raise UsageError(f"{label} key 'closed' must be true, false or a list of type names")
+    keep = entry.get("keep_unknown_fields", True)
+    if not isinstance(keep, bool):
+        raise UsageError(f"{label} key 'keep_unknown_fields' must be true or false")
     formatter = entry.get("formatter", "ruff")
     if formatter not in FORMATTERS:
         raise UsageError(
@@ -206,6 +231,9 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
         line_length=line_length,
         overlays=tuple(base / o for o in overlays),
         builtin_overlay=builtin_overlay,
+        closed_all=closed is True,
+        closed=tuple(closed) if isinstance(closed, list) else (),
+        keep_unknown_fields=keep,
         command=CONFIG_COMMAND,
     )
 
@@ -257,6 +285,9 @@ def override(job: Job, flags: Overrides) -> Job:
         line_length=flags.line_length or job.line_length,
         overlays=flags.overlays or job.overlays,
         builtin_overlay=job.builtin_overlay and not flags.no_builtin_overlay,
+        closed_all=flags.closed_all or job.closed_all,
+        closed=flags.closed or job.closed,
+        keep_unknown_fields=job.keep_unknown_fields and not flags.drop_unknown_fields,
         command="",
     )
 
@@ -281,6 +312,9 @@ def job_from_flags(flags: Overrides) -> Job:
         line_length=flags.line_length or LINE_LENGTH,
         overlays=flags.overlays,
         builtin_overlay=not flags.no_builtin_overlay,
+        closed_all=flags.closed_all,
+        closed=flags.closed,
+        keep_unknown_fields=not flags.drop_unknown_fields,
     )
 
 

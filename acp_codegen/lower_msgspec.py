@@ -15,6 +15,7 @@ import re
 from . import ir, naming
 from .errors import SchemaError
 from .ir import INT_FORMAT_BITS
+from .limits import int_bounds
 from .views import (
     AliasView,
     EnumView,
@@ -32,8 +33,12 @@ _UNRENAMABLE = re.compile(r'[\\"\x00-\x1f]')
 
 
 class Lowerer:
-    def __init__(self, module: ir.Module) -> None:
+    #: How generated code spells the omitted marker.
+    unset = "msgspec.UNSET"
+
+    def __init__(self, module: ir.Module, keep_unknown_fields: bool = True) -> None:
         self.module = module
+        self.keep_unknown_fields = keep_unknown_fields
 
     # -- type expressions ---------------------------------------------------------------------
     def expr(self, expr: ir.TypeExpr, skip_invalid: bool = False) -> str:
@@ -58,6 +63,22 @@ class Lowerer:
         if self.native_union(expr.members):
             return " | ".join(self.expr(m, skip_invalid) for m in expr.members)
         return "typing.Any"
+
+    def number(self, args: dict[str, object]) -> str:
+        """A JSON number: an int or a finite float, so integers re-encode as integers."""
+        if not args:
+            return "_rt.Number"
+        bound = 1.7976931348623157e308
+        floats = {"ge": -bound, "le": bound} | {k: float(v) for k, v in args.items()}  # type: ignore[arg-type]
+        float_meta = ", ".join(f"{k}={v!r}" for k, v in sorted(floats.items()))
+        float_branch = f"typing.Annotated[float, msgspec.Meta({float_meta})]"
+        ints = int_bounds(args.get("ge"), args.get("le"))  # type: ignore[arg-type]
+        if ints is None:
+            return float_branch
+        named = zip(("ge", "le"), ints, strict=True)
+        int_meta = ", ".join(f"{k}={v!r}" for k, v in named if v is not None)
+        int_branch = f"typing.Annotated[int, msgspec.Meta({int_meta})]" if int_meta else "int"
+        return f"{int_branch} | {float_branch}"
 
     def prim(self, prim: ir.Prim) -> str:
         base = {
@@ -86,7 +107,7 @@ class Lowerer:
         if args.get("le", 0) > 2**63 - 1:  # type: ignore[operator]
             del args["le"]  # msgspec bounds must fit int64; uint64 keeps only ge=0
         if prim.kind == "float":
-            args = {k: float(v) for k, v in args.items()}  # type: ignore[arg-type]
+            return self.number(args)
         if not args or prim.kind not in ("str", "int", "float"):
             return base
         meta = ", ".join(f"{k}={v!r}" for k, v in sorted(args.items()))
@@ -131,8 +152,11 @@ class Lowerer:
     # -- definitions --------------------------------------------------------------------------
     def struct(self, node: ir.Struct) -> StructView:
         # gc=False: decoded JSON cannot form reference cycles, and untracked structs
-        # decode faster and keep the garbage collector out of large streams.
+        # decode faster. Keeping undeclared properties: strict decoding refuses them,
+        # so the slow path runs and keeps them (in a subclass with an instance dict).
         options = ["kw_only=True", "gc=False"]
+        if self.keep_unknown_fields:
+            options.append("forbid_unknown_fields=True")
         if node.tag:
             options += [f"tag_field={node.tag.field!r}", f"tag={node.tag.value!r}"]
         return StructView(
@@ -165,10 +189,13 @@ class Lowerer:
 
     def on_error(self, field: ir.Field) -> str:
         # A bad value becomes the schema default, else counts as omitted: for patch
-        # fields null would mean "clear", which a malformed value must not do.
+        # fields null would mean "clear", which a malformed value must not do. A
+        # required (array) field falls back to empty.
+        if field.required and field.default is ir.NO_DEFAULT:
+            return "[]"
         if field.default is not ir.NO_DEFAULT:
             return repr(field.default)
-        return "msgspec.UNSET"
+        return self.unset
 
     def enum(self, node: ir.Enum) -> EnumView:
         base = {
@@ -389,5 +416,5 @@ def _json(value: object) -> str:
 __all__ = ["FieldView", "Lowerer", "StructView", "View", "lower"]
 
 
-def lower(module: ir.Module) -> View:
-    return Lowerer(module).view()
+def lower(module: ir.Module, keep_unknown_fields: bool = True) -> View:
+    return Lowerer(module, keep_unknown_fields).view()

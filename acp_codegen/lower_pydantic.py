@@ -19,6 +19,7 @@ from functools import cache
 from . import ir, naming
 from .errors import SchemaError
 from .ir import INT_FORMAT_BITS
+from .limits import int_bounds
 from .lower_msgspec import FieldView, Lowerer, StructView, View, _json
 
 
@@ -36,8 +37,10 @@ def model_reserved_names() -> frozenset[str]:
 class PydanticLowerer(Lowerer):
     """The msgspec lowering with pydantic field, constraint and model spellings."""
 
-    def __init__(self, module: ir.Module) -> None:
-        super().__init__(module)
+    unset = "_rt.UNSET"
+
+    def __init__(self, module: ir.Module, keep_unknown_fields: bool = True) -> None:
+        super().__init__(module, keep_unknown_fields)
         self.libraries: set[str] = set()
 
     def use(self, library: str, text: str) -> str:
@@ -83,7 +86,24 @@ class PydanticLowerer(Lowerer):
             metas.append(self.use("annotated_types", f"annotated_types.MinLen({c.min_length!r})"))
         if prim.kind == "str" and c.pattern is not None:
             metas.append(self.use("pydantic", f"pydantic.StringConstraints(pattern={c.pattern!r})"))
-        return f"typing.Annotated[{base}, {', '.join(metas)}]" if metas else base
+        if not metas:
+            return base
+        if prim.kind == "float":  # a JSON number: an int or a float, each bounded
+            return self.bounded_number(low, high, f"typing.Annotated[float, {', '.join(metas)}]")
+        return f"typing.Annotated[{base}, {', '.join(metas)}]"
+
+    def bounded_number(self, low: float | None, high: float | None, float_branch: str) -> str:
+        """The int branch (bounds inside int64, or none at all) in front of `float_branch`."""
+        ints = int_bounds(low, high)
+        if ints is None:
+            return float_branch
+        metas = [
+            self.use("annotated_types", f"annotated_types.{name}({value!r})")
+            for name, value in zip(("Ge", "Le"), ints, strict=True)
+            if value is not None
+        ]
+        int_branch = f"typing.Annotated[int, {', '.join(metas)}]" if metas else "int"
+        return f"{int_branch} | {float_branch}"
 
     def struct(self, node: ir.Struct) -> StructView:
         fields = [self.field(f) for f in node.fields]
@@ -108,7 +128,8 @@ class PydanticLowerer(Lowerer):
                     self.module.source,
                 )
             seen[view.attr] = pointer
-        return StructView(node.name, node.doc, "", tuple(fields))
+        base = "_rt.OpenModel" if self.keep_unknown_fields else "_rt.Model"
+        return StructView(node.name, node.doc, base, tuple(fields))
 
     def attribute(self, attr: str) -> str:
         """`attr`, moved off a name `pydantic.BaseModel` defines by a trailing underscore."""
@@ -140,14 +161,7 @@ class PydanticLowerer(Lowerer):
             doc = (doc + "\n\n" if doc else "") + f"Schema default: {_json(field.default)}."
         return FieldView(attr, annotation, default, doc)
 
-    def on_error(self, field: ir.Field) -> str:
-        # As in the msgspec target: a bad value becomes the schema default, else
-        # counts as omitted.
-        if field.default is not ir.NO_DEFAULT:
-            return repr(field.default)
-        return "_rt.UNSET"
 
-
-def lower(module: ir.Module) -> View:
-    lowerer = PydanticLowerer(module)
+def lower(module: ir.Module, keep_unknown_fields: bool = True) -> View:
+    lowerer = PydanticLowerer(module, keep_unknown_fields)
     return replace(lowerer.view(), library_imports=tuple(sorted(lowerer.libraries)))

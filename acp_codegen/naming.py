@@ -24,6 +24,7 @@ GENERATED_MODULES = frozenset({"enum", "typing", "msgspec", "pydantic", "typing_
 #: Other module-level names of a generated package: its public API and submodules.
 PACKAGE_NAMES = frozenset(
     {"T", "DecodeError", "UNSET", "UnsetType", "VariantClass", "METHODS", "Entity", "SessionState"}
+    | {"Repair", "extra_fields"}
     | {"decode", "encode", "decode_update", "decode_notification", "dispatch"}
     | {"models", "codec", "state"}
 )

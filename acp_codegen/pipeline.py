@@ -21,6 +21,7 @@ from . import (
     lower_msgspec,
     lower_pydantic,
     naming,
+    opening,
     overlay,
     provenance,
     render,
@@ -42,7 +43,7 @@ PUBLIC_RUNTIME = ("UNSET", "DecodeError", "UnsetType")
 class Target:
     """What differs between model libraries: the lowering, templates and runtime files."""
 
-    lower: Callable[[ir.Module], lower_msgspec.View]
+    lower: Callable[[ir.Module, bool], lower_msgspec.View]
     templates: dict[str, str]
     #: package file name -> hand-written source under ``acp_codegen/runtime/``
     runtime: dict[str, str]
@@ -67,7 +68,17 @@ TARGETS = {
     "msgspec": Target(
         lower_msgspec.lower,
         TEMPLATES,
-        {name: name for name in ("_base.py", "_unions.py", "_convert.py", "_runtime.py")},
+        {
+            name: name
+            for name in (
+                "_base.py",
+                "_walk.py",
+                "_guided.py",
+                "_unions.py",
+                "_convert.py",
+                "_runtime.py",
+            )
+        },
     ),
     "pydantic": Target(
         lower_pydantic.lower,
@@ -76,7 +87,7 @@ TARGETS = {
             "models.py": "pydantic/models.py.j2",
             "codec.py": "pydantic/codec.py.j2",
         },
-        {"_base.py": "_base.py", "_runtime.py": "_runtime_pydantic.py"},
+        {"_base.py": "_base.py", "_walk.py": "_walk.py", "_runtime.py": "_runtime_pydantic.py"},
         requires=("pydantic", "pydantic"),
     ),
 }
@@ -100,6 +111,12 @@ class Job:
     #: Without `overlays`, annotate an unannotated schema with the built-in overlay
     #: its shape selects (``overlay.choose_builtin``).
     builtin_overlay: bool = True
+    #: Keep the schema's own openness for every union and enum (``closed = true``) ...
+    closed_all: bool = False
+    #: ... or only for these unions and enums (``closed = ["Name", ...]``).
+    closed: tuple[str, ...] = ()
+    #: Keep undeclared properties of objects and write them back on encode.
+    keep_unknown_fields: bool = True
     #: The command recorded in file headers; defaults to the equivalent CLI call.
     command: str = ""
 
@@ -124,6 +141,11 @@ class Job:
             parts.append(f"--formatter {self.formatter}")
         if self.line_length != LINE_LENGTH:
             parts.append(f"--line-length {self.line_length}")
+        if self.closed_all:
+            parts.append("--closed")
+        parts += [f"--closed-type {name}" for name in self.closed]
+        if not self.keep_unknown_fields:
+            parts.append("--drop-unknown-fields")
         return " ".join(parts)
 
     def options(self) -> dict[str, object]:
@@ -136,6 +158,8 @@ class Job:
             "formatter": self.formatter,
             "line_length": self.line_length,
             "builtin_overlay": self.builtin_overlay,
+            "closed": True if self.closed_all else list(self.closed),
+            "keep_unknown_fields": self.keep_unknown_fields,
         }
 
 
@@ -204,16 +228,20 @@ def build_module(job: Job) -> tuple[ir.Module, str, object]:
     """
     plain = load.load_path(job.schema)
     loaded, why, builtin = annotate(job, plain)
-    module = build.build(loaded, job.roots, job.take_all)
+    module = _build_open(job, loaded)
     if builtin:  # a built-in overlay never stops a schema from generating
         try:
             semantics.reducer_spec(module)
         except SchemaError as exc:
-            plain_module = build.build(plain, job.roots, job.take_all)
-            return plain_module, f"{why}: {exc}", plain.document
+            return _build_open(job, plain), f"{why}: {exc}", plain.document
     if module.update_union is None:
         why = "the generated definitions hold no session/update union"
     return module, why, loaded.document
+
+
+def _build_open(job: Job, loaded: load.LoadedSchema) -> ir.Module:
+    module = build.build(loaded, job.roots, job.take_all)
+    return opening.open_module(module, job.closed_all, job.closed)
 
 
 def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
@@ -230,7 +258,7 @@ def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
     require(job.formatter)
     module, why, document = build_module(job)
     limits.check_model_chains(module, job.target)
-    view = target.lower(module)
+    view = target.lower(module, job.keep_unknown_fields)
     options = job.options()
     record = render.Provenance(
         job.schema.name,
@@ -238,7 +266,7 @@ def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
         provenance.input_sha256(document, options),
         tuple(options.items()),
     )
-    codec_names = ["DecodeError", "decode", "encode"]
+    codec_names = ["DecodeError", "Repair", "decode", "encode", "extra_fields"]
     if view.update_union:
         codec_names.append("decode_update")
     if view.notification:
