@@ -1,7 +1,8 @@
 """One validation point: whether a schema is accepted, whatever the command or target.
 
 `accept` loads a schema, annotates it (the named overlays, else the schema's own
-``x-acp-*`` keys, else the built-in overlay its shape selects), builds the IR,
+``x-acp-*`` keys, else the built-in overlay its shape selects), builds the IR
+(opening unions and enums as the job asks, `opening`),
 reads the annotations into a `semantics.ReducerSpec` (the only place they are
 read) and makes the refusals every target shares (`lowering.check`). ``generate``,
 ``check``, ``inspect`` and ``diff`` all go through it, so a schema one command
@@ -15,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import build, ir, load, lowering, overlay, semantics
+from . import build, ir, load, lowering, opening, overlay, semantics
 from .errors import SchemaError
 
 
@@ -28,6 +29,10 @@ class Annotations:
     #: Without `overlays`, annotate an unannotated schema with the built-in overlay
     #: its shape selects (``overlay.choose_builtin``).
     builtin_overlay: bool = True
+    #: Keep the schema's own openness for every union and enum ...
+    closed_all: bool = False
+    #: ... or only for these unions and enums; all others are opened (`opening`).
+    closed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -94,7 +99,7 @@ def accept(
     """Load, annotate, build and check a schema; any refusal is a `SchemaError`."""
     plain = load.load_path(schema)
     loaded, why, builtin = annotate(plain, how)
-    module = build.build(loaded, roots, take_all)
+    module = _build_open(loaded, roots, take_all, how)
     document: object = loaded.document
     try:
         spec = check(module)
@@ -102,8 +107,15 @@ def accept(
         if not builtin:
             raise
         # A built-in overlay never stops a schema from generating.
-        module = build.build(plain, roots, take_all)
+        module = _build_open(plain, roots, take_all, how)
         spec, why, document = check(module), f"{why}: {exc}", plain.document
     if module.update_union is None:
         why = "the generated definitions hold no session/update union"
     return Accepted(module, spec, why, document)
+
+
+def _build_open(
+    loaded: load.LoadedSchema, roots: tuple[str, ...], take_all: bool, how: Annotations
+) -> ir.Module:
+    module = build.build(loaded, roots, take_all)
+    return opening.open_module(module, how.closed_all, how.closed)

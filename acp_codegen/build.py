@@ -254,7 +254,10 @@ class Builder:
             doc=doc_of(schema),
             pointer=pointer,
             default=default,
-            default_on_error=schema.get("x-deserialize-default-on-error") is True and not required,
+            # On a required property only an array can fall back (to empty, as the
+            # official SDKs read it); other required values stay strict.
+            default_on_error=schema.get("x-deserialize-default-on-error") is True
+            and (not required or _is_array(expr)),
             skip_invalid_items=schema.get("x-deserialize-skip-invalid-items") is True,
             annotations=annotations_of(schema),
         )
@@ -297,6 +300,11 @@ class Builder:
                 ):
                     return target.name, field.attr
         return None, None
+
+
+def _is_array(expr: ir.TypeExpr) -> bool:
+    inner = expr.inner if isinstance(expr, ir.Nullable) else expr
+    return isinstance(inner, ir.ListOf)
 
 
 def _is_nullable_pair(members: list[Any]) -> bool:

@@ -94,6 +94,25 @@ def _options(verb: str) -> list[Callable[[Callable[..., Any]], Callable[..., Any
             help="Model library of the package. [default: msgspec]",
         ),
         click.option(
+            "--closed",
+            "closed_all",
+            is_flag=True,
+            help="Keep the schema's own openness: unions and enums it closes reject unknown "
+            "values. [default: every union and enum is open]",
+        ),
+        click.option(
+            "--closed-type",
+            "closed",
+            multiple=True,
+            metavar="NAME",
+            help="Keep the schema's own openness for this union or enum only (repeatable).",
+        ),
+        click.option(
+            "--drop-unknown-fields",
+            is_flag=True,
+            help="Drop undeclared object properties on decode instead of keeping them.",
+        ),
+        click.option(
             "--formatter",
             type=click.Choice(FORMATTERS),
             help="Format with the pinned ruff, with black (pip install 'acp-codegen[black]'), "
@@ -129,6 +148,9 @@ def _jobs(kwargs: dict[str, Any]) -> list[NamedJob]:
         line_length=kwargs["line_length"],
         no_builtin_overlay=kwargs["no_builtin_overlay"],
         templates=kwargs["templates"],
+        closed_all=kwargs["closed_all"],
+        closed=kwargs["closed"],
+        drop_unknown_fields=kwargs["drop_unknown_fields"],
     )
     loaded = config.load(kwargs["config_path"])
     return config.select(loaded, kwargs["job_names"], flags)

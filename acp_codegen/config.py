@@ -15,8 +15,10 @@ ways::
 Keys of a job: ``schema`` and ``out`` (required), ``package`` (defaults to the
 last part of ``out``), ``target``, ``formatter``, ``line_length``, ``roots``,
 ``all``, ``overlays`` (files adding ``x-acp-*`` annotations), ``builtin_overlay``
-(false turns off the built-in v1/v2 overlay) and ``templates`` (a folder of
-templates replacing the built-in ones by file name). Paths are relative to the
+(false turns off the built-in v1/v2 overlay), ``closed`` (``true``, or a list of union
+and enum names that keep the schema's own openness instead of being open),
+``keep_unknown_fields`` (``false`` drops undeclared properties) and ``templates`` (a
+folder of templates replacing the built-in ones by file name). Paths are relative to the
 pyproject.toml that holds them. Command-line flags override the keys of every
 selected job. Every mistake is a `UsageError` whose one line names the file,
 the table and the key.
@@ -39,7 +41,16 @@ TABLE = "tool.acp-codegen"
 #: What ``Job`` headers record for a job that comes from the configuration unchanged.
 CONFIG_COMMAND = "acp-codegen generate"
 _STR_KEYS = ("schema", "out", "package", "target", "formatter", "templates")
-JOB_KEYS = (*_STR_KEYS, "line_length", "roots", "all", "overlays", "builtin_overlay")
+JOB_KEYS = (
+    *_STR_KEYS,
+    "line_length",
+    "roots",
+    "all",
+    "overlays",
+    "builtin_overlay",
+    "closed",
+    "keep_unknown_fields",
+)
 
 
 @dataclass(frozen=True)
@@ -64,6 +75,9 @@ class Overrides:
     overlays: tuple[Path, ...] = ()
     line_length: int | None = None
     no_builtin_overlay: bool = False
+    closed_all: bool = False
+    closed: tuple[str, ...] = ()
+    drop_unknown_fields: bool = False
     templates: Path | None = None
 
     def any(self) -> bool:
@@ -79,6 +93,9 @@ class Overrides:
                 self.overlays,
                 self.line_length,
                 self.no_builtin_overlay,
+                self.closed_all,
+                self.closed,
+                self.drop_unknown_fields,
                 self.templates,
             )
         )
@@ -177,6 +194,14 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
     builtin_overlay = entry.get("builtin_overlay", True)
     if not isinstance(builtin_overlay, bool):
         raise UsageError(f"{label} key 'builtin_overlay' must be true or false")
+    closed = entry.get("closed", False)
+    if not isinstance(closed, bool) and not (
+        isinstance(closed, list) and all(isinstance(c, str) and c for c in closed)
+    ):
+        raise UsageError(f"{label} key 'closed' must be true, false or a list of type names")
+    keep = entry.get("keep_unknown_fields", True)
+    if not isinstance(keep, bool):
+        raise UsageError(f"{label} key 'keep_unknown_fields' must be true or false")
     formatter = entry.get("formatter", "ruff")
     if formatter not in FORMATTERS:
         raise UsageError(
@@ -209,6 +234,9 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
         line_length=line_length,
         overlays=tuple(base / o for o in overlays),
         builtin_overlay=builtin_overlay,
+        closed_all=closed is True,
+        closed=tuple(closed) if isinstance(closed, list) else (),
+        keep_unknown_fields=keep,
         templates=base / entry["templates"] if "templates" in entry else None,
         command=CONFIG_COMMAND,
     )
@@ -261,6 +289,9 @@ def override(job: Job, flags: Overrides) -> Job:
         line_length=flags.line_length or job.line_length,
         overlays=flags.overlays or job.overlays,
         builtin_overlay=job.builtin_overlay and not flags.no_builtin_overlay,
+        closed_all=flags.closed_all or job.closed_all,
+        closed=flags.closed or job.closed,
+        keep_unknown_fields=job.keep_unknown_fields and not flags.drop_unknown_fields,
         templates=flags.templates or job.templates,
         command="",
     )
@@ -286,6 +317,9 @@ def job_from_flags(flags: Overrides) -> Job:
         line_length=flags.line_length or LINE_LENGTH,
         overlays=flags.overlays,
         builtin_overlay=not flags.no_builtin_overlay,
+        closed_all=flags.closed_all,
+        closed=flags.closed,
+        keep_unknown_fields=not flags.drop_unknown_fields,
         templates=flags.templates,
     )
 

@@ -228,6 +228,12 @@ def render_text(summary: dict[str, Any]) -> str:
     is_flag=True,
     help="Do not annotate a published schema with the built-in v1/v2 overlay.",
 )
+@click.option(
+    "--closed",
+    "closed_all",
+    is_flag=True,
+    help="Keep the schema's own openness for every union and enum, as generate --closed.",
+)
 @output_options
 @handles_bad_input
 def inspect_command(
@@ -237,6 +243,7 @@ def inspect_command(
     as_json: bool,
     overlays: tuple[Path, ...],
     no_builtin_overlay: bool,
+    closed_all: bool,
 ) -> None:
     """Summarise what a schema generates: unions, open enums, annotations, methods.
 
@@ -252,7 +259,7 @@ def inspect_command(
     """
     console = Console.current()
     started = time.perf_counter()
-    how = Annotations(overlays, builtin_overlay=not no_builtin_overlay)
+    how = Annotations(overlays, not no_builtin_overlay, closed_all)
     module = accept(schema, roots, take_all, how).module
     console.detail(f"built {schema} in {time.perf_counter() - started:.2f}s")
     if console.verbosity == 0:

@@ -42,8 +42,13 @@ BASE_TYPES = {
 class Lowering(ABC):
     """IR module -> `View`; subclasses fill in the library-specific spellings."""
 
-    def __init__(self, module: ir.Module) -> None:
+    #: How generated code spells the omitted marker.
+    unset = "_rt.UNSET"
+
+    def __init__(self, module: ir.Module, keep_unknown_fields: bool = True) -> None:
         self.module = module
+        #: Keep undeclared properties of objects (and write them back on encode).
+        self.keep_unknown_fields = keep_unknown_fields
 
     # -- library-specific hooks ---------------------------------------------------------------
     @abstractmethod
@@ -92,6 +97,16 @@ class Lowering(ABC):
             return field.doc
         note = f"Schema default: {json_text(field.default)}."
         return (field.doc + "\n\n" if field.doc else "") + note
+
+    def on_error(self, field: ir.Field) -> str:
+        """What a bad value of an ``x-deserialize-default-on-error`` field becomes: the
+        schema default, else omitted (for patch fields null would mean "clear", which a
+        malformed value must not do); a required (array) field falls back to empty."""
+        if field.required and field.default is ir.NO_DEFAULT:
+            return "[]"
+        if field.default is not ir.NO_DEFAULT:
+            return repr(field.default)
+        return self.unset
 
     # -- enums and tagged unions: spelled through the runtime contract --------------------------
     def enum(self, node: ir.Enum) -> EnumView:

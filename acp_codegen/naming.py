@@ -31,7 +31,7 @@ GENERATED_MODULES = frozenset({"enum", "typing", "msgspec", "pydantic", "typing_
 RUNTIME_API = ("UNSET", "DecodeError", "UnsetType")
 #: ``codec``: always, then the decoders that exist when the schema has an update union
 #: and a notification.
-CODEC_API = ("DecodeError", "decode", "encode")
+CODEC_API = ("DecodeError", "Repair", "decode", "encode", "extra_fields")
 UPDATE_DECODER = "decode_update"
 NOTIFICATION_DECODER = "decode_notification"
 #: ``dispatch``: the method table, and the dispatcher when there is an update union.

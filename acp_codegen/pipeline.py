@@ -44,6 +44,12 @@ class Job:
     #: Without `overlays`, annotate an unannotated schema with the built-in overlay
     #: its shape selects (``overlay.choose_builtin``).
     builtin_overlay: bool = True
+    #: Keep the schema's own openness for every union and enum (``closed = true``) ...
+    closed_all: bool = False
+    #: ... or only for these unions and enums (``closed = ["Name", ...]``).
+    closed: tuple[str, ...] = ()
+    #: Keep undeclared properties of objects and write them back on encode.
+    keep_unknown_fields: bool = True
     #: A folder of templates that replace the built-in ones of the same file name.
     templates: Path | None = None
     #: The command recorded in file headers; defaults to the equivalent CLI call.
@@ -62,6 +68,11 @@ class Job:
         parts += [f"--overlay {o.as_posix()}" for o in self.overlays]
         if not self.builtin_overlay:
             parts.append("--no-builtin-overlay")
+        if self.closed_all:
+            parts.append("--closed")
+        parts += [f"--closed-type {name}" for name in self.closed]
+        if not self.keep_unknown_fields:
+            parts.append("--drop-unknown-fields")
         if self.templates is not None:
             parts.append(f"--templates {self.templates.as_posix()}")
         if self.take_all:
@@ -72,10 +83,17 @@ class Job:
             parts.append(f"--formatter {self.formatter}")
         if self.line_length != LINE_LENGTH:
             parts.append(f"--line-length {self.line_length}")
+        if self.closed_all:
+            parts.append("--closed")
+        parts += [f"--closed-type {name}" for name in self.closed]
+        if not self.keep_unknown_fields:
+            parts.append("--drop-unknown-fields")
         return " ".join(parts)
 
     def annotations(self) -> accept.Annotations:
-        return accept.Annotations(self.overlays, self.builtin_overlay)
+        return accept.Annotations(
+            self.overlays, self.builtin_overlay, self.closed_all, self.closed
+        )
 
     def options(self) -> dict[str, object]:
         """The keys that shape the output (besides the schema), for the provenance hash."""
@@ -87,6 +105,8 @@ class Job:
             "formatter": self.formatter,
             "line_length": self.line_length,
             "builtin_overlay": self.builtin_overlay,
+            "closed": True if self.closed_all else list(self.closed),
+            "keep_unknown_fields": self.keep_unknown_fields,
         }
         if self.templates is not None:
             # Which templates were replaced, by content: the folder's path is not an input.
@@ -135,7 +155,7 @@ def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
     accepted = accept.accept(job.schema, job.roots, job.take_all, job.annotations())
     module = accepted.module
     limits.check_model_chains(module, target.name, target.max_model_chain)
-    view = target.lower(module)
+    view = target.lower(module, job.keep_unknown_fields)
     options = job.options()
     record = render.Provenance(
         job.schema.name,

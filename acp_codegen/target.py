@@ -41,6 +41,11 @@ RUNTIME_CONTRACT = {
     "skip_invalid": "list marker: bad items are dropped (x-deserialize-skip-invalid-items)",
     "decode": "the slow path: decode with leniency and unknown members kept",
     "convert": "the slow path for an already parsed JSON value",
+    "Number": "a JSON number: an int or a float, so integers re-encode as integers",
+    "MISS": "what a strict attempt returns when a value does not fit",
+    "Repair": "one change leniency made while decoding (public)",
+    "extra_fields": "the undeclared properties an object kept (public)",
+    "is_request": "whether a JSON-RPC message is a request (it has an id)",
 }
 
 #: The generated modules every target renders (``state.py`` too when the schema has a reducer).
@@ -55,9 +60,10 @@ class Target:
     """One model library the generator can write for."""
 
     name: str
-    lower: Callable[[ir.Module], View]
+    #: IR module, keep-unknown-fields flag -> the template view.
+    lower: Callable[[ir.Module, bool], View]
     #: Shared runtime files this target's package carries besides `STATE_RUNTIME`.
-    shared: tuple[str, ...] = ("_base.py",)
+    shared: tuple[str, ...] = ("_base.py", "_walk.py")
     #: A library the generator itself imports for this target, and the extra that installs it.
     requires: tuple[str, str] | None = None
     #: How many levels deep definitions may name one another: the library builds a model

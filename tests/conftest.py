@@ -46,21 +46,24 @@ def generated_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def make_package(generated_root: Path) -> GenerateFn:
-    """``make_package(schema_path, name, target="msgspec", roots=(), take_all=False)``.
+    """``make_package(schema_path, name, target="msgspec", roots=(), take_all=False, ...)``.
 
     Generates the package once per session under a unique name and imports it.
     """
 
     def make(schema: Path, name: str, target: str = "msgspec", roots: tuple[str, ...] = (),
-             take_all: bool = False, overlays: tuple[Path, ...] = ()) -> ModuleType:
+             take_all: bool = False, overlays: tuple[Path, ...] = (), closed_all: bool = False,
+             closed: tuple[str, ...] = (), keep_unknown_fields: bool = True) -> ModuleType:
         if target != "msgspec":
             name = f"{name}_{target}"  # one importable package per target
-        key = (str(schema), name, target, tuple(roots), take_all, tuple(map(str, overlays)))
+        key = (str(schema), name, target, tuple(roots), take_all, tuple(map(str, overlays)),
+               closed_all, closed, keep_unknown_fields)
         if key in _CACHE:
             return _CACHE[key]
         out = generated_root / name
         job = Job(schema, out, name, tuple(roots), take_all, target=target,
-                  overlays=tuple(overlays))
+                  overlays=tuple(overlays), closed_all=closed_all, closed=closed,
+                  keep_unknown_fields=keep_unknown_fields)
         emit.write_tree(out, generate(job))
         importlib.invalidate_caches()
         module = importlib.import_module(name)

@@ -22,7 +22,8 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 
 @pytest.fixture(scope="module")
 def golden(make_package: GenerateFn, target: str) -> dict[str, ModuleType]:
-    return {case: make_package(GOLDEN / case / "schema.json", f"golden_{case}", target=target)
+    return {case: make_package(GOLDEN / case / "schema.json", f"golden_{case}", target=target,
+                               closed_all=case.startswith("closed"))
             for case in ("open_union", "closed_union", "lenient_nested")}
 
 
@@ -126,9 +127,15 @@ def test_error_names_variant_and_field(v2: ModuleType) -> None:
     assert "AgentMessageChunk" in info.value.message and "TextContent" in info.value.message
 
 
-def test_closed_union_rejects_unknown_tag(v1: ModuleType, golden: dict[str, ModuleType]) -> None:
-    with pytest.raises(v1.DecodeError, match="unknown SessionUpdate tag '_vendor'"):
-        v1.decode_update(b'{"sessionUpdate":"_vendor"}')
+def test_closed_union_rejects_unknown_tag(v1: ModuleType, golden: dict[str, ModuleType],
+                                          make_package: GenerateFn, target: str) -> None:
+    unknown = v1.decode_update(b'{"sessionUpdate":"_vendor"}')  # open by default
+    assert type(unknown) is v1.UnknownSessionUpdate and unknown.tag == "_vendor"
+    closed = make_package(corpus.newest(corpus.NEWEST["v1"]), "beh_v1_closed", target=target,
+                          closed=("SessionUpdate",))
+    with pytest.raises(closed.DecodeError, match="unknown SessionUpdate tag '_vendor'"):
+        closed.decode_update(b'{"sessionUpdate":"_vendor"}')
+    assert not hasattr(closed, "UnknownSessionUpdate")
     pkg = golden["closed_union"]
     with pytest.raises(pkg.DecodeError, match="unknown Update tag 'pong'"):
         pkg.decode_update(b'{"sessionUpdate":"pong"}')
@@ -149,9 +156,10 @@ def test_union_nested_as_variant_body(golden: dict[str, ModuleType]) -> None:
     pkg = golden["lenient_nested"]
     slow = roundtrip(pkg, {"sessionUpdate": "mode", "mode": "slow", "delayMs": 5})
     assert type(slow).__name__ == "SlowMode" and slow.delay_ms == 5
-    assert pkg.UPDATE_VARIANTS["mode"] == (pkg.FastMode, pkg.SlowMode)
-    with pytest.raises(pkg.DecodeError, match="unknown Mode tag 'medium'"):
-        pkg.decode_update(b'{"sessionUpdate":"mode","mode":"medium"}')
+    # Mode is closed in the schema but open by default, so it has an UnknownMode.
+    assert pkg.UPDATE_VARIANTS["mode"] == (pkg.FastMode, pkg.SlowMode, pkg.UnknownMode)
+    medium = roundtrip(pkg, {"sessionUpdate": "mode", "mode": "medium"})
+    assert type(medium) is pkg.UnknownMode and medium.tag == "medium"
 
 
 # -- enums ------------------------------------------------------------------------------------

@@ -119,9 +119,12 @@ def test_single_variant_union_still_needs_its_tag(tmp_path: Path, make_package: 
     schema.write_text(json.dumps(_one_variant_schema()))
     pkg = make_package(schema, "pyd_one_variant", target="pydantic")
     assert pkg.decode_update(b'{"kind":"ping","n":1}').n == 1
-    for bad in (b'{"n":1}', b'{"kind":"pong","n":1}'):
-        with pytest.raises(pkg.DecodeError):
-            pkg.decode_update(bad)
+    with pytest.raises(pkg.DecodeError):
+        pkg.decode_update(b'{"n":1}')
+    assert pkg.decode_update(b'{"kind":"pong","n":1}').tag == "pong"  # open by default
+    closed = make_package(schema, "pyd_one_variant_closed", target="pydantic", closed_all=True)
+    with pytest.raises(closed.DecodeError):
+        closed.decode_update(b'{"kind":"pong","n":1}')
 
 
 def _one_variant_schema() -> dict[str, Any]:
@@ -201,7 +204,7 @@ def test_cli_target_option(tmp_path: Path) -> None:
         ],
     )
     assert ok.exit_code == 0, ok.output
-    assert "class AgentMessageChunk(_rt.Model)" in (out / "models.py").read_text()
+    assert "class AgentMessageChunk(_rt.OpenModel)" in (out / "models.py").read_text()
     assert "--target pydantic" in (out / "models.py").read_text()
     bad = runner.invoke(
         main,

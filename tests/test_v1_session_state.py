@@ -255,11 +255,17 @@ def test_history_replays_every_update_in_order(v1: ModuleType) -> None:
     assert [json.loads(v1.encode(u)) for u in state.replay()] == updates
 
 
-def test_unknown_kinds_are_refused_by_the_closed_v1_union(v1: ModuleType) -> None:
-    """v1's SessionUpdate is a closed oneOf: an unknown kind is a DecodeError before any
-    reducer sees it (v2's open union keeps it raw instead)."""
-    with pytest.raises(v1.DecodeError):
-        v1.decode_update(json.dumps({"sessionUpdate": "_acme_progress", "percent": 1}))
+def test_unknown_kinds_are_kept_by_the_v1_reducer(v1: ModuleType) -> None:
+    """v1's SessionUpdate is a closed oneOf in the schema, but the package is open by
+    default: an unknown kind decodes to UnknownSessionUpdate, the reducer keeps it in
+    history unchanged, and it re-encodes exactly."""
+    wire = {"sessionUpdate": "_acme_progress", "percent": 1, "_meta": {"a": [1, 2.5]}}
+    update = v1.decode_update(json.dumps(wire))
+    assert type(update) is v1.UnknownSessionUpdate
+    state = v1.SessionState()
+    assert state.apply(update) is update
+    assert [json.loads(v1.encode(u)) for u in state.replay()] == [wire]
+    assert state.timeline == [("unknown", "0")]  # kept in its place among the messages
 
 
 def test_known_kinds_without_annotation_are_kept_raw(make_package: GenerateFn,

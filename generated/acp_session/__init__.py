@@ -9,10 +9,12 @@ explicit JSON nulls as `None`.
 
 from ._runtime import UNSET, DecodeError, UnsetType
 from .codec import (
+    Repair,
     decode,
     decode_notification,
     decode_update,
     encode,
+    extra_fields,
 )
 from .dispatch import (
     AVAILABLE_COMMAND_INPUT_VARIANTS,
@@ -218,6 +220,7 @@ __all__ = [
     "PlanUpdate",
     "PlanUpdateContent",
     "PromptResponse",
+    "Repair",
     "RequiresActionStateUpdate",
     "ResourceLink",
     "Role",
@@ -278,4 +281,5 @@ __all__ = [
     "decode_update",
     "dispatch",
     "encode",
+    "extra_fields",
 ]

@@ -11,7 +11,7 @@ need to teach their library (pydantic's core-schema hooks, for example).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar, NamedTuple
 
 __all__ = [
@@ -23,7 +23,6 @@ __all__ = [
     "TaggedUnion",
     "UnknownVariant",
     "json_type",
-    "pick_member",
 ]
 
 #: How deeply the slow path follows nested values before giving up.
@@ -180,41 +179,3 @@ def json_type(obj: Any) -> str:
     if isinstance(obj, dict):
         return "object"
     return type(obj).__name__
-
-
-def pick_member(
-    obj: Any,
-    members: tuple[Any, ...],
-    path: str,
-    depth: int,
-    conv: Callable[[Any, Any, str, int], Any],
-    keeps_all: Callable[[Any, Any], bool],
-    unset: Any,
-) -> Any:
-    """Decode `obj` as the first member of an untagged union that keeps all of it.
-
-    `conv` converts to one member (raising `DecodeError`), `keeps_all` says whether
-    a result re-encodes to the whole input, and `unset` is the target's omitted
-    marker, which is never a member a value can take.
-    """
-    if obj is None and type(None) in members:
-        return None
-    candidates = [m for m in members if m is not type(None) and m is not unset]
-    first: DecodeError | None = None
-    lossy: list[Any] = []
-    for member in candidates:
-        try:
-            value = conv(obj, member, path, depth)
-        except DecodeError as exc:
-            first = first or exc
-            continue
-        if len(candidates) == 1 or keeps_all(obj, value):
-            return value
-        lossy = lossy or [value]
-    if lossy:
-        # Open objects can match several members; when each drops something, the
-        # first in schema order wins.
-        return lossy[0]
-    if len(candidates) == 1 and first is not None:
-        raise first
-    raise DecodeError(f"value matches none of the {len(candidates)} alternatives", path)

@@ -8,7 +8,7 @@ options below, so reformatting the schema file does not change it.
 
 GENERATOR = "acp-codegen 0.1.0"
 SCHEMA = "session_update.schema.json"
-INPUT_SHA256 = "3d33cc75fd294b3163136d469f723f5172871b66fa49f183ab6c8d41d18ef01b"
+INPUT_SHA256 = "b1078d6a2266e73e220a26286960a0cf3df699e655d2d6fb7538e658425f87b1"
 OPTIONS = {
     "package": "acp_session",
     "roots": ["PromptResponse"],
@@ -17,4 +17,6 @@ OPTIONS = {
     "formatter": "ruff",
     "line_length": 100,
     "builtin_overlay": True,
+    "closed": [],
+    "keep_unknown_fields": True,
 }

@@ -18,38 +18,54 @@ from .models import SessionUpdate, UpdateSessionNotification
 
 __all__ = [
     "DecodeError",
+    "Repair",
     "decode",
     "decode_notification",
     "decode_update",
     "encode",
+    "extra_fields",
 ]
 
 T = typing.TypeVar("T")
 DecodeError = _rt.DecodeError
+Repair = _rt.Repair
+extra_fields = _rt.extra_fields
 _ENCODER = msgspec.json.Encoder(enc_hook=_rt.enc_hook)
+_EXTRAS_SEEN = _rt.EXTRAS_SEEN
 _DECODERS: dict[typing.Any, typing.Callable[[bytes | str], typing.Any]] = {}
 
 
-def decode(data: bytes | str, tp: type[T]) -> T:
-    """Decode JSON `data` as any generated type."""
+def decode(data: bytes | str, tp: type[T], repairs: list[Repair] | None = None) -> T:
+    """Decode JSON `data` as any generated type.
+
+    Pass a list as `repairs` to learn of each repair leniency made (see `Repair`).
+    """
     fast = _DECODERS.get(tp)
     if fast is None:
         fast = _DECODERS[tp] = msgspec.json.Decoder(tp, dec_hook=_rt.dec_hook).decode
-    result: T = _rt.decode(data, tp, fast)
+    result: T = _rt.decode(data, tp, fast, repairs)
     return result
 
 
 def encode(obj: object) -> bytes:
-    """Encode a generated object as compact JSON bytes, omitting only UNSET fields."""
-    return _ENCODER.encode(obj)
+    """Encode a generated object as compact JSON bytes, omitting only UNSET fields.
+
+    Undeclared properties kept by decoding are written back.
+    """
+    if not _EXTRAS_SEEN[0]:  # no struct holds undeclared properties: msgspec alone
+        return _ENCODER.encode(obj)
+    return _ENCODER.encode(_rt.encode_value(obj))
 
 
 _UPDATE_FAST = msgspec.json.Decoder(SessionUpdate, dec_hook=_rt.dec_hook).decode
 
 
-def decode_update(data: bytes | str) -> SessionUpdate:
-    """Decode one `SessionUpdate` object (the ``update`` of a notification)."""
-    result: SessionUpdate = _rt.decode(data, SessionUpdate, _UPDATE_FAST)
+def decode_update(data: bytes | str, repairs: list[Repair] | None = None) -> SessionUpdate:
+    """Decode one `SessionUpdate` object (the ``update`` of a notification).
+
+    Pass a list as `repairs` to learn of each repair leniency made.
+    """
+    result: SessionUpdate = _rt.decode(data, SessionUpdate, _UPDATE_FAST, repairs)
     return result
 
 
@@ -57,6 +73,7 @@ class _Envelope(msgspec.Struct, kw_only=True):
     jsonrpc: typing.Literal["2.0"]
     method: typing.Literal["session/update"]
     params: UpdateSessionNotification
+    id: typing.Any = msgspec.UNSET
 
 
 _ENVELOPE_FAST = msgspec.json.Decoder(_Envelope, dec_hook=_rt.dec_hook).decode
@@ -65,23 +82,37 @@ _ENVELOPE_RAW = _rt.RawEnvelope(
 )
 
 
-def decode_notification(data: bytes | str) -> UpdateSessionNotification:
-    """Decode a whole JSON-RPC ``session/update`` notification and return its params."""
+def decode_notification(
+    data: bytes | str, repairs: list[Repair] | None = None
+) -> UpdateSessionNotification:
+    """Decode a whole JSON-RPC ``session/update`` notification and return its params.
+
+    A message with an ``id`` is a request and is refused. Pass a list as `repairs`
+    to learn of each repair leniency made.
+    """
     try:
-        return _ENVELOPE_FAST(data).params
+        envelope = _ENVELOPE_FAST(data)
     except msgspec.ValidationError:
         pass
     except msgspec.DecodeError as exc:
         raise DecodeError(f"invalid JSON: {exc}", "") from None
     except RecursionError:
         raise DecodeError("payload nests too deeply", "$") from None
-    result = _ENVELOPE_RAW(data)
+    except UnicodeError:
+        raise DecodeError("invalid JSON: text is not valid Unicode", "") from None
+    else:
+        if envelope.id is not msgspec.UNSET:
+            _rt.is_request({"id": envelope.id})
+        params: UpdateSessionNotification = envelope.params
+        return params
+    result = _ENVELOPE_RAW(data, repairs)
     if result is not _rt.MISS:
-        params: UpdateSessionNotification = result
+        params = result
         return params
     message = _rt.parse_json(data)
     if not isinstance(message, dict):
         raise DecodeError("a notification must be a JSON object", "$")
+    _rt.is_request(message)
     if message.get("jsonrpc") != "2.0":
         raise DecodeError("Expected `jsonrpc` to be '2.0'", "$.jsonrpc")
     if message.get("method") != "session/update":
@@ -89,6 +120,6 @@ def decode_notification(data: bytes | str) -> UpdateSessionNotification:
     if "params" not in message:
         raise DecodeError("Object missing required field `params`", "$")
     converted: UpdateSessionNotification = _rt.convert(
-        message["params"], UpdateSessionNotification, "$.params"
+        message["params"], UpdateSessionNotification, "$.params", repairs
     )
     return converted

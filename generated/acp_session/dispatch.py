@@ -293,6 +293,9 @@ _HANDLER_METHODS: dict[type[typing.Any], str] = {
 def dispatch(update: SessionUpdate, handler: SessionUpdateHandler) -> None:
     """Call the handler method for `update`'s kind, looked up in a table."""
     method = _HANDLER_METHODS.get(type(update))
+    if method is None and len(type(update).__mro__) > 2:
+        # a decoded struct that kept undeclared properties: look up its base class
+        method = _HANDLER_METHODS.get(type(update).__mro__[1])
     if method is None:
         raise TypeError(f"not a SessionUpdate member: {type(update).__name__}")
     getattr(handler, method)(update)

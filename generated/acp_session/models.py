@@ -427,7 +427,14 @@ class ToolKind(
     """Fits none of the other categories; the default."""
 
 
-class AddDiffChange(msgspec.Struct, kw_only=True, gc=False, tag_field="operation", tag="add"):
+class AddDiffChange(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="operation",
+    tag="add",
+):
     """A new file."""
 
     file_type: (
@@ -448,7 +455,12 @@ class AddDiffChange(msgspec.Struct, kw_only=True, gc=False, tag_field="operation
 
 
 class AgentMessage(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_message"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="agent_message",
 ):
     """Creates or patches an Agent response message, keyed by `messageId`. `content`, when present, replaces everything stored for the message, including content that earlier chunks appended; leaving it out keeps the current content, and `null` or `[]` empties it. A first-seen ID starts with no content. `agent_message_chunk` updates with the same ID append to whatever content is current."""
 
@@ -470,7 +482,12 @@ class AgentMessage(
 
 
 class AgentMessageChunk(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_message_chunk"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="agent_message_chunk",
 ):
     """One block appended to an Agent response message."""
 
@@ -486,7 +503,12 @@ class AgentMessageChunk(
 
 
 class AgentThought(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_thought"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="agent_thought",
 ):
     """Creates or patches an Agent thought (reasoning) message, keyed by `messageId`. `content`, when present, replaces everything stored for the message, including content that earlier chunks appended; leaving it out keeps the current content, and `null` or `[]` empties it. A first-seen ID starts with no content. `agent_thought_chunk` updates with the same ID append to whatever content is current."""
 
@@ -508,7 +530,12 @@ class AgentThought(
 
 
 class AgentThoughtChunk(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_thought_chunk"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="agent_thought_chunk",
 ):
     """One block appended to an Agent thought."""
 
@@ -523,7 +550,7 @@ class AgentThoughtChunk(
     """Extension metadata that belongs to this one chunk. It is never merged into the entity's stored metadata. Leaving it out and `null` both mean the chunk has none."""
 
 
-class Annotations(msgspec.Struct, kw_only=True, gc=False):
+class Annotations(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Optional hints that help the receiver decide how to show or route a piece of content."""
 
     audience: (
@@ -539,7 +566,10 @@ class Annotations(msgspec.Struct, kw_only=True, gc=False):
     """When the underlying resource last changed, as an RFC 3339 timestamp."""
     priority: (
         typing.Annotated[
-            typing.Annotated[float, msgspec.Meta(ge=0.0, le=1.0)] | None, _rt.lenient(msgspec.UNSET)
+            typing.Annotated[int, msgspec.Meta(ge=0, le=1)]
+            | typing.Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
+            | None,
+            _rt.lenient(msgspec.UNSET),
         ]
         | msgspec.UnsetType
     ) = msgspec.UNSET
@@ -551,7 +581,14 @@ class Annotations(msgspec.Struct, kw_only=True, gc=False):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class AudioContent(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="audio"):
+class AudioContent(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="type",
+    tag="audio",
+):
     """An audio content block carried inline as base64."""
 
     data: str
@@ -569,7 +606,7 @@ class AudioContent(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class AvailableCommand(msgspec.Struct, kw_only=True, gc=False):
+class AvailableCommand(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """A command the user can invoke in this session."""
 
     name: str
@@ -592,14 +629,15 @@ class AvailableCommandsUpdate(
     msgspec.Struct,
     kw_only=True,
     gc=False,
+    forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="available_commands_update",
 ):
     """The complete current list of commands, replacing any list sent before."""
 
-    available_commands: typing.Annotated[list[AvailableCommand], _rt.skip_invalid] = msgspec.field(
-        name="availableCommands"
-    )
+    available_commands: typing.Annotated[
+        typing.Annotated[list[AvailableCommand], _rt.skip_invalid], _rt.lenient([])
+    ] = msgspec.field(name="availableCommands")
     """Every command now available."""
     meta: (
         typing.Annotated[dict[str, typing.Any] | None, _rt.lenient(msgspec.UNSET)]
@@ -608,7 +646,14 @@ class AvailableCommandsUpdate(
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
 
 
-class BackgroundSubagent(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="subagent"):
+class BackgroundSubagent(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="type",
+    tag="subagent",
+):
     """A child session that still has something running: its state is not `idle`, or its own background list is non-empty or unreported."""
 
     session_id: SessionId = msgspec.field(name="sessionId")
@@ -620,7 +665,14 @@ class BackgroundSubagent(msgspec.Struct, kw_only=True, gc=False, tag_field="type
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class BackgroundTerminal(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="terminal"):
+class BackgroundTerminal(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="type",
+    tag="terminal",
+):
     """A terminal whose process keeps running on its own, for example a backgrounded shell or a dev server. The Client counts it as live for as long as no `exitStatus` has been reported for it."""
 
     terminal_id: TerminalId = msgspec.field(name="terminalId")
@@ -632,7 +684,14 @@ class BackgroundTerminal(msgspec.Struct, kw_only=True, gc=False, tag_field="type
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class BackgroundToolCall(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="tool_call"):
+class BackgroundToolCall(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="type",
+    tag="tool_call",
+):
     """A tool call whose work goes on without a process of its own, such as a watcher, a workflow or a scheduled wake-up. A listed tool call in `pending` or `paused` is scheduled or suspended rather than running."""
 
     tool_call_id: ToolCallId = msgspec.field(name="toolCallId")
@@ -644,7 +703,7 @@ class BackgroundToolCall(msgspec.Struct, kw_only=True, gc=False, tag_field="type
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class BlobResourceContents(msgspec.Struct, kw_only=True, gc=False):
+class BlobResourceContents(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Embedded resource contents that are binary."""
 
     blob: str
@@ -666,6 +725,7 @@ class CompactionSummaryChunk(
     msgspec.Struct,
     kw_only=True,
     gc=False,
+    forbid_unknown_fields=True,
     tag_field="sessionUpdate",
     tag="compaction_summary_chunk",
 ):
@@ -683,7 +743,12 @@ class CompactionSummaryChunk(
 
 
 class CompactionUpdate(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="compaction_update"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="compaction_update",
 ):
     """Creates or patches a context compaction, keyed by `compactionId`. `status` is replaced on every update. `summary`, `error` and `_meta` are patches: leaving one out keeps the stored value, `null` clears it, and a value replaces it; `summary: []` clears too. A first-seen ID starts as `in_progress` with nothing else set."""
 
@@ -711,13 +776,18 @@ class CompactionUpdate(
 
 
 class ConfigOptionUpdate(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="config_option_update"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="config_option_update",
 ):
     """The complete current set of configuration options, replacing any set sent before."""
 
-    config_options: typing.Annotated[list[SessionConfigOption], _rt.skip_invalid] = msgspec.field(
-        name="configOptions"
-    )
+    config_options: typing.Annotated[
+        typing.Annotated[list[SessionConfigOption], _rt.skip_invalid], _rt.lenient([])
+    ] = msgspec.field(name="configOptions")
     """Every option with its current value."""
     meta: (
         typing.Annotated[dict[str, typing.Any] | None, _rt.lenient(msgspec.UNSET)]
@@ -726,7 +796,14 @@ class ConfigOptionUpdate(
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
 
 
-class Content(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="content"):
+class Content(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="type",
+    tag="content",
+):
     """Tool output given as an ordinary content block."""
 
     content: ContentBlock
@@ -738,7 +815,7 @@ class Content(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="con
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class ContentChunk(msgspec.Struct, kw_only=True, gc=False):
+class ContentChunk(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """One content block appended to a message of the kind named by the update's tag. A chunk for an ID not seen before creates that message with no content and then appends."""
 
     message_id: MessageId = msgspec.field(name="messageId")
@@ -752,7 +829,14 @@ class ContentChunk(msgspec.Struct, kw_only=True, gc=False):
     """Extension metadata that belongs to this one chunk. It is never merged into the entity's stored metadata. Leaving it out and `null` both mean the chunk has none."""
 
 
-class CopyDiffChange(msgspec.Struct, kw_only=True, gc=False, tag_field="operation", tag="copy"):
+class CopyDiffChange(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="operation",
+    tag="copy",
+):
     """The file was duplicated to a new path."""
 
     file_type: (
@@ -774,10 +858,10 @@ class CopyDiffChange(msgspec.Struct, kw_only=True, gc=False, tag_field="operatio
     """Where the file is afterwards."""
 
 
-class Cost(msgspec.Struct, kw_only=True, gc=False):
+class Cost(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Money or credits the session has used so far, in total."""
 
-    amount: float
+    amount: _rt.Number
     """How much has been spent so far, in `currency` units."""
     currency: str
     """What `amount` is counted in: a three-letter ISO 4217 code like `EUR` for money, or any other unit name, e.g. `credits`."""
@@ -788,7 +872,14 @@ class Cost(msgspec.Struct, kw_only=True, gc=False):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class DeleteDiffChange(msgspec.Struct, kw_only=True, gc=False, tag_field="operation", tag="delete"):
+class DeleteDiffChange(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="operation",
+    tag="delete",
+):
     """A removed file."""
 
     file_type: (
@@ -808,7 +899,9 @@ class DeleteDiffChange(msgspec.Struct, kw_only=True, gc=False, tag_field="operat
     """The affected file."""
 
 
-class Diff(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="diff"):
+class Diff(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="type", tag="diff"
+):
     """File changes a tool call made. `changes` is the authoritative list of affected paths and operations; `patch`, when given, is renderable text that must agree with it. Clients must cope without `patch`."""
 
     changes: typing.Annotated[list[DiffChange], _rt.skip_invalid]
@@ -824,7 +917,7 @@ class Diff(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="diff")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class DiffPatch(msgspec.Struct, kw_only=True, gc=False):
+class DiffPatch(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Patch text the Client can render, together with its format."""
 
     format: DiffPatchFormat
@@ -833,14 +926,14 @@ class DiffPatch(msgspec.Struct, kw_only=True, gc=False):
     """The patch text."""
 
 
-class DiffPathChange(msgspec.Struct, kw_only=True, gc=False):
+class DiffPathChange(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Path information for an add, delete or modify change."""
 
     path: AbsolutePath
     """The affected file."""
 
 
-class DiffPathPairChange(msgspec.Struct, kw_only=True, gc=False):
+class DiffPathPairChange(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Path information for a move or copy change."""
 
     old_path: AbsolutePath = msgspec.field(name="oldPath")
@@ -849,7 +942,14 @@ class DiffPathPairChange(msgspec.Struct, kw_only=True, gc=False):
     """Where the file is afterwards."""
 
 
-class EmbeddedResource(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="resource"):
+class EmbeddedResource(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="type",
+    tag="resource",
+):
     """A resource whose contents travel inside the content block itself."""
 
     resource: EmbeddedResourceResource
@@ -865,7 +965,7 @@ class EmbeddedResource(msgspec.Struct, kw_only=True, gc=False, tag_field="type",
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class Error(msgspec.Struct, kw_only=True, gc=False):
+class Error(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """A JSON-RPC style error object: a code, a short message and optional extra data."""
 
     code: ErrorCode
@@ -878,7 +978,7 @@ class Error(msgspec.Struct, kw_only=True, gc=False):
     """Any further JSON value the sender chose to attach, such as diagnostic detail."""
 
 
-class Icon(msgspec.Struct, kw_only=True, gc=False):
+class Icon(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """An icon a user interface can show, optionally with the sizes it suits."""
 
     src: str
@@ -900,7 +1000,14 @@ class Icon(msgspec.Struct, kw_only=True, gc=False):
     """The background the icon was drawn for."""
 
 
-class IdleStateUpdate(msgspec.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
+class IdleStateUpdate(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="state",
+    tag="idle",
+):
     """Body of the `idle` state: no foreground work is active, though background work may continue. A repeated `idle` is not a new completion, even when it repeats the last stop reason for context."""
 
     session_update: typing.Literal["state_update"] | msgspec.UnsetType = msgspec.field(
@@ -930,7 +1037,14 @@ class IdleStateUpdate(msgspec.Struct, kw_only=True, gc=False, tag_field="state",
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
 
 
-class ImageContent(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="image"):
+class ImageContent(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="type",
+    tag="image",
+):
     """An image content block carried inline as base64."""
 
     data: str
@@ -952,7 +1066,14 @@ class ImageContent(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class ModifyDiffChange(msgspec.Struct, kw_only=True, gc=False, tag_field="operation", tag="modify"):
+class ModifyDiffChange(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="operation",
+    tag="modify",
+):
     """The file's contents changed at the same path."""
 
     file_type: (
@@ -972,7 +1093,14 @@ class ModifyDiffChange(msgspec.Struct, kw_only=True, gc=False, tag_field="operat
     """The affected file."""
 
 
-class MoveDiffChange(msgspec.Struct, kw_only=True, gc=False, tag_field="operation", tag="move"):
+class MoveDiffChange(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="operation",
+    tag="move",
+):
     """The file now lives at a new path."""
 
     file_type: (
@@ -994,7 +1122,14 @@ class MoveDiffChange(msgspec.Struct, kw_only=True, gc=False, tag_field="operatio
     """Where the file is afterwards."""
 
 
-class Notice(msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="notice"):
+class Notice(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="notice",
+):
     """A live, user-facing message from the Agent that is not part of the conversation. It has no ID, is not stored or replayed, and must not carry anything the protocol, authorization, user action or task completion depends on."""
 
     severity: NoticeSeverity
@@ -1012,7 +1147,7 @@ class Notice(msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", 
     """Extension metadata for this single event. Nothing stores or patches it. Leaving it out and `null` both mean there is none."""
 
 
-class PlanEntry(msgspec.Struct, kw_only=True, gc=False):
+class PlanEntry(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """One task in a structured plan."""
 
     content: str
@@ -1028,7 +1163,9 @@ class PlanEntry(msgspec.Struct, kw_only=True, gc=False):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class PlanFile(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="file"):
+class PlanFile(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="type", tag="file"
+):
     """Plan content kept in a file the Client can open."""
 
     plan_id: PlanId = msgspec.field(name="planId")
@@ -1042,12 +1179,19 @@ class PlanFile(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="fi
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class PlanItems(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="items"):
+class PlanItems(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="type",
+    tag="items",
+):
     """Plan content given as a list of entries. Each update carries the whole list, which replaces the previous one."""
 
     plan_id: PlanId = msgspec.field(name="planId")
     """The plan these entries belong to."""
-    entries: typing.Annotated[list[PlanEntry], _rt.skip_invalid]
+    entries: typing.Annotated[typing.Annotated[list[PlanEntry], _rt.skip_invalid], _rt.lenient([])]
     """Every entry of the plan with its current status."""
     meta: (
         typing.Annotated[dict[str, typing.Any] | None, _rt.lenient(msgspec.UNSET)]
@@ -1056,7 +1200,14 @@ class PlanItems(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="i
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class PlanMarkdown(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="markdown"):
+class PlanMarkdown(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="type",
+    tag="markdown",
+):
     """Plan content given as Markdown text."""
 
     plan_id: PlanId = msgspec.field(name="planId")
@@ -1071,7 +1222,12 @@ class PlanMarkdown(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag
 
 
 class PlanRemoved(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="plan_removed"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="plan_removed",
 ):
     """Removes a plan. Later updates with the same ID would create a new plan."""
 
@@ -1085,7 +1241,12 @@ class PlanRemoved(
 
 
 class PlanUpdate(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="plan_update"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="plan_update",
 ):
     """Replaces the whole body of one plan. The plan is named by the `planId` inside `plan`; `_meta` is a patch: leaving it out keeps the stored value, `null` clears it, and a value overwrites the stored keys it names."""
 
@@ -1098,7 +1259,7 @@ class PlanUpdate(
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
 
 
-class PromptResponse(msgspec.Struct, kw_only=True, gc=False):
+class PromptResponse(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Successful result of `session/prompt`. The Agent returns it once the user message has been inserted into the conversation; it says nothing about whether the resulting work has finished, which `state_update` reports separately."""
 
     message_id: MessageId = msgspec.field(name="messageId")
@@ -1111,7 +1272,12 @@ class PromptResponse(msgspec.Struct, kw_only=True, gc=False):
 
 
 class RequiresActionStateUpdate(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="state", tag="requires_action"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="state",
+    tag="requires_action",
 ):
     """Body of the `requires_action` state: foreground work as a whole cannot continue until the user acts, for example on a permission request or an elicitation."""
 
@@ -1130,7 +1296,14 @@ class RequiresActionStateUpdate(
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
 
 
-class ResourceLink(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="resource_link"):
+class ResourceLink(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="type",
+    tag="resource_link",
+):
     """A reference to a resource the Agent can read, given by URI rather than inline contents."""
 
     name: str
@@ -1176,7 +1349,14 @@ class ResourceLink(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class RunningStateUpdate(msgspec.Struct, kw_only=True, gc=False, tag_field="state", tag="running"):
+class RunningStateUpdate(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="state",
+    tag="running",
+):
     """Body of the `running` state: foreground work is making progress."""
 
     session_update: typing.Literal["state_update"] | msgspec.UnsetType = msgspec.field(
@@ -1194,7 +1374,14 @@ class RunningStateUpdate(msgspec.Struct, kw_only=True, gc=False, tag_field="stat
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
 
 
-class SessionConfigBoolean(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="boolean"):
+class SessionConfigBoolean(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="type",
+    tag="boolean",
+):
     """Fields of an on/off option."""
 
     config_id: SessionConfigId = msgspec.field(name="configId")
@@ -1219,7 +1406,14 @@ class SessionConfigBoolean(msgspec.Struct, kw_only=True, gc=False, tag_field="ty
     """Whether the option is on."""
 
 
-class SessionConfigSelect(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="select"):
+class SessionConfigSelect(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="type",
+    tag="select",
+):
     """Fields of a select (single choice) option."""
 
     config_id: SessionConfigId = msgspec.field(name="configId")
@@ -1246,14 +1440,16 @@ class SessionConfigSelect(msgspec.Struct, kw_only=True, gc=False, tag_field="typ
     """The values to choose from."""
 
 
-class SessionConfigSelectGroup(msgspec.Struct, kw_only=True, gc=False):
+class SessionConfigSelectGroup(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """A labelled group of values in a select option."""
 
     group_id: SessionConfigGroupId = msgspec.field(name="groupId")
     """Identifier of the group."""
     name: str
     """Heading shown for the group."""
-    options: typing.Annotated[list[SessionConfigSelectOption], _rt.skip_invalid]
+    options: typing.Annotated[
+        typing.Annotated[list[SessionConfigSelectOption], _rt.skip_invalid], _rt.lenient([])
+    ]
     """The values in the group."""
     meta: (
         typing.Annotated[dict[str, typing.Any] | None, _rt.lenient(msgspec.UNSET)]
@@ -1262,7 +1458,7 @@ class SessionConfigSelectGroup(msgspec.Struct, kw_only=True, gc=False):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class SessionConfigSelectOption(msgspec.Struct, kw_only=True, gc=False):
+class SessionConfigSelectOption(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """One value a select option can take."""
 
     value: SessionConfigValueId
@@ -1281,7 +1477,12 @@ class SessionConfigSelectOption(msgspec.Struct, kw_only=True, gc=False):
 
 
 class SessionInfoUpdate(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="session_info_update"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="session_info_update",
 ):
     """Patches the session's descriptive information. Each field is a patch: leaving it out keeps the stored value, `null` clears it, and a value replaces it."""
 
@@ -1301,7 +1502,12 @@ class SessionInfoUpdate(
 
 
 class SessionMessage(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="session_message"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="session_message",
 ):
     """Creates or patches a session-directed message: a message sent from one session to another, shown in the transcript named by the notification's `sessionId`. Every field except `messageId` is a patch: leaving it out keeps the stored value, `null` clears it, and a value replaces it. `content: []` also clears the content."""
 
@@ -1339,7 +1545,12 @@ class SessionMessage(
 
 
 class SessionMessageChunk(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="session_message_chunk"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="session_message_chunk",
 ):
     """One block appended to a message between sessions."""
 
@@ -1355,7 +1566,12 @@ class SessionMessageChunk(
 
 
 class SubagentUpdate(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="subagent_update"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="subagent_update",
 ):
     """Creates or patches the association between this session and a child session (a subagent), keyed by the child's `sessionId`. `state` and `_meta` are patches: leaving one out keeps the stored value, `null` clears it, and a value replaces it."""
 
@@ -1372,7 +1588,14 @@ class SubagentUpdate(
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
 
 
-class Terminal(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="terminal"):
+class Terminal(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="type",
+    tag="terminal",
+):
     """A reference that shows an Agent-owned terminal inside tool output. The terminal's state and text come separately, through `terminal_update` and `terminal_output_chunk`."""
 
     terminal_id: TerminalId = msgspec.field(name="terminalId")
@@ -1384,7 +1607,7 @@ class Terminal(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="te
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class TerminalExitStatus(msgspec.Struct, kw_only=True, gc=False):
+class TerminalExitStatus(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """How an Agent-owned terminal's process ended. The object's presence alone means the process has exited, even when neither field is known."""
 
     exit_code: (
@@ -1406,7 +1629,7 @@ class TerminalExitStatus(msgspec.Struct, kw_only=True, gc=False):
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class TerminalOutput(msgspec.Struct, kw_only=True, gc=False):
+class TerminalOutput(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """A snapshot of a terminal's whole output, which replaces the bytes held so far."""
 
     data: str
@@ -1419,7 +1642,12 @@ class TerminalOutput(msgspec.Struct, kw_only=True, gc=False):
 
 
 class TerminalOutputChunk(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="terminal_output_chunk"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="terminal_output_chunk",
 ):
     """Output bytes appended to an Agent-owned terminal's current `output`. Missing or stale output says nothing about whether the process is still alive."""
 
@@ -1435,7 +1663,12 @@ class TerminalOutputChunk(
 
 
 class TerminalUpdate(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="terminal_update"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="terminal_update",
 ):
     """Creates or patches the stored state of an Agent-owned terminal, keyed by `terminalId`. Every other field is a patch: leaving it out keeps the stored value, `null` clears it, and a value replaces it. A first-seen ID starts with every field unset."""
 
@@ -1464,7 +1697,9 @@ class TerminalUpdate(
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
 
 
-class TextCommandInput(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="text"):
+class TextCommandInput(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="type", tag="text"
+):
     """The command takes whatever the user types after its name as free text."""
 
     hint: str
@@ -1476,7 +1711,9 @@ class TextCommandInput(msgspec.Struct, kw_only=True, gc=False, tag_field="type",
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class TextContent(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag="text"):
+class TextContent(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="type", tag="text"
+):
     """A text content block. The text may use Markdown."""
 
     text: str
@@ -1492,7 +1729,7 @@ class TextContent(msgspec.Struct, kw_only=True, gc=False, tag_field="type", tag=
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
 
 
-class TextResourceContents(msgspec.Struct, kw_only=True, gc=False):
+class TextResourceContents(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Embedded resource contents that are text."""
 
     text: str
@@ -1511,7 +1748,12 @@ class TextResourceContents(msgspec.Struct, kw_only=True, gc=False):
 
 
 class ToolCallContentChunk(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="tool_call_content_chunk"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="tool_call_content_chunk",
 ):
     """One output item appended to a tool call's current `content`. A later `tool_call_update` carrying `content` replaces everything accumulated so far."""
 
@@ -1526,7 +1768,7 @@ class ToolCallContentChunk(
     """Extension metadata that belongs to this one chunk. It is never merged into the entity's stored metadata. Leaving it out and `null` both mean the chunk has none."""
 
 
-class ToolCallLocation(msgspec.Struct, kw_only=True, gc=False):
+class ToolCallLocation(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """A file position a tool call reads or changes, so the Client can follow along."""
 
     path: AbsolutePath
@@ -1547,7 +1789,12 @@ class ToolCallLocation(msgspec.Struct, kw_only=True, gc=False):
 
 
 class ToolCallUpdate(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="tool_call_update"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="tool_call_update",
 ):
     """Creates or patches a tool call, keyed by `toolCallId`. Every other field is a patch: leaving it out keeps the stored value, `null` clears it, and a value replaces it; for arrays, `[]` clears too. A first-seen ID starts with every field unset. Once a call has a final status the Agent does not reopen it; new work gets a new tool call."""
 
@@ -1600,7 +1847,14 @@ class ToolCallUpdate(
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
 
 
-class UnknownStateUpdate(msgspec.Struct, kw_only=True, gc=False, tag_field="state", tag="unknown"):
+class UnknownStateUpdate(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="state",
+    tag="unknown",
+):
     """Body of the `unknown` state: the Agent has lost sight of foreground activity, for example because a remote child's feed dropped while ACP stayed connected. It is not an outcome, a cancellation or a closure."""
 
     session_update: typing.Literal["state_update"] | msgspec.UnsetType = msgspec.field(
@@ -1618,7 +1872,7 @@ class UnknownStateUpdate(msgspec.Struct, kw_only=True, gc=False, tag_field="stat
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
 
 
-class UpdateSessionNotification(msgspec.Struct, kw_only=True, gc=False):
+class UpdateSessionNotification(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Parameters of the `session/update` notification, which the Agent sends to the Client to report content, tool activity, entity changes and session state. It may arrive at any time while the session exists, not only while a prompt is being handled."""
 
     session_id: SessionId = msgspec.field(name="sessionId")
@@ -1632,7 +1886,7 @@ class UpdateSessionNotification(msgspec.Struct, kw_only=True, gc=False):
     """Extension metadata for the notification envelope, separate from any metadata inside `update`. Keys are implementation-defined."""
 
 
-class Usage(msgspec.Struct, kw_only=True, gc=False):
+class Usage(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Token counts for foreground work that has finished."""
 
     total_tokens: typing.Annotated[int, msgspec.Meta(ge=0)] = msgspec.field(name="totalTokens")
@@ -1670,7 +1924,12 @@ class Usage(msgspec.Struct, kw_only=True, gc=False):
 
 
 class UsageUpdate(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="usage_update"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="usage_update",
 ):
     """Current context-window usage and, optionally, cumulative cost. `used` and `size` are replaced on every update; `cost` is a patch."""
 
@@ -1690,7 +1949,12 @@ class UsageUpdate(
 
 
 class UserMessage(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="user_message"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="user_message",
 ):
     """Creates or patches a user message, keyed by `messageId`. `content`, when present, replaces everything stored for the message, including content that earlier chunks appended; leaving it out keeps the current content, and `null` or `[]` empties it. A first-seen ID starts with no content. `user_message_chunk` updates with the same ID append to whatever content is current."""
 
@@ -1712,7 +1976,12 @@ class UserMessage(
 
 
 class UserMessageChunk(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="user_message_chunk"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="user_message_chunk",
 ):
     """One block appended to a user message."""
 

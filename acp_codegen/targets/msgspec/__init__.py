@@ -8,5 +8,13 @@ from .lower import lower
 TARGET = Target(
     "msgspec",
     lower,
-    runtime_extras=("MISS", "RawEnvelope", "dec_hook", "enc_hook", "parse_json", "shape_union"),
+    runtime_extras=(
+        "EXTRAS_SEEN",
+        "RawEnvelope",
+        "dec_hook",
+        "enc_hook",
+        "encode_value",
+        "parse_json",
+        "shape_union",
+    ),
 )

@@ -14,6 +14,7 @@ import re
 from ... import ir
 from ...errors import SchemaError
 from ...ir import INT_FORMAT_BITS
+from ...limits import int_bounds
 from ...lowering import BASE_TYPES, Lowering
 from ...views import AliasView, FieldView, StructView, View
 
@@ -22,6 +23,24 @@ _UNRENAMABLE = re.compile(r'[\\"\x00-\x1f]')
 
 
 class MsgspecLowering(Lowering):
+    unset = "msgspec.UNSET"
+
+    def number(self, args: dict[str, object]) -> str:
+        """A JSON number: an int or a finite float, so integers re-encode as integers."""
+        if not args:
+            return "_rt.Number"
+        bound = 1.7976931348623157e308
+        floats = {"ge": -bound, "le": bound} | {k: float(v) for k, v in args.items()}  # type: ignore[arg-type]
+        float_meta = ", ".join(f"{k}={v!r}" for k, v in sorted(floats.items()))
+        float_branch = f"typing.Annotated[float, msgspec.Meta({float_meta})]"
+        ints = int_bounds(args.get("ge"), args.get("le"))  # type: ignore[arg-type]
+        if ints is None:
+            return float_branch
+        named = zip(("ge", "le"), ints, strict=True)
+        int_meta = ", ".join(f"{k}={v!r}" for k, v in named if v is not None)
+        int_branch = f"typing.Annotated[int, msgspec.Meta({int_meta})]" if int_meta else "int"
+        return f"{int_branch} | {float_branch}"
+
     def prim(self, prim: ir.Prim) -> str:
         base = BASE_TYPES[prim.kind]
         args: dict[str, object] = {}
@@ -42,7 +61,7 @@ class MsgspecLowering(Lowering):
         if args.get("le", 0) > 2**63 - 1:  # type: ignore[operator]
             del args["le"]  # msgspec bounds must fit int64; uint64 keeps only ge=0
         if prim.kind == "float":
-            args = {k: float(v) for k, v in args.items()}  # type: ignore[arg-type]
+            return self.number(args)
         if not args or prim.kind not in ("str", "int", "float"):
             return base
         meta = ", ".join(f"{k}={v!r}" for k, v in sorted(args.items()))
@@ -108,8 +127,11 @@ class MsgspecLowering(Lowering):
     # -- structs ------------------------------------------------------------------------------
     def struct(self, node: ir.Struct) -> StructView:
         # gc=False: decoded JSON cannot form reference cycles, and untracked structs
-        # decode faster and keep the garbage collector out of large streams.
+        # decode faster. Keeping undeclared properties: strict decoding refuses them,
+        # so the slow path runs and keeps them (in a subclass with an instance dict).
         options = ["kw_only=True", "gc=False"]
+        if self.keep_unknown_fields:
+            options.append("forbid_unknown_fields=True")
         if node.tag:
             options += [f"tag_field={node.tag.field!r}", f"tag={node.tag.value!r}"]
         return StructView(
@@ -137,13 +159,6 @@ class MsgspecLowering(Lowering):
             )
         return FieldView(field.attr, annotation, default, self.field_doc(field))
 
-    def on_error(self, field: ir.Field) -> str:
-        # A bad value becomes the schema default, else counts as omitted: for patch
-        # fields null would mean "clear", which a malformed value must not do.
-        if field.default is not ir.NO_DEFAULT:
-            return repr(field.default)
-        return "msgspec.UNSET"
 
-
-def lower(module: ir.Module) -> View:
-    return MsgspecLowering(module).view()
+def lower(module: ir.Module, keep_unknown_fields: bool = True) -> View:
+    return MsgspecLowering(module, keep_unknown_fields).view()

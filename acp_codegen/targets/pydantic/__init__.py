@@ -11,5 +11,13 @@ TARGET = Target(
     requires=("pydantic", "pydantic"),
     # pydantic builds nested model schemas recursively and fails well before msgspec does.
     max_model_chain=32,
-    runtime_extras=("Model", "ValidationError", "encode", "load_json", "rebuild", "wire_validator"),
+    runtime_extras=(
+        "Model",
+        "OpenModel",
+        "attempt",
+        "encode",
+        "load_json",
+        "rebuild",
+        "wire_validator",
+    ),
 )

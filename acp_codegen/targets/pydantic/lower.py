@@ -17,6 +17,7 @@ from functools import cache
 from ... import ir, naming
 from ...errors import SchemaError
 from ...ir import INT_FORMAT_BITS
+from ...limits import int_bounds
 from ...lowering import BASE_TYPES, Lowering
 from ...views import AliasView, FieldView, StructView, View
 
@@ -35,8 +36,8 @@ def model_reserved_names() -> frozenset[str]:
 class PydanticLowering(Lowering):
     """Pydantic field, constraint and model spellings."""
 
-    def __init__(self, module: ir.Module) -> None:
-        super().__init__(module)
+    def __init__(self, module: ir.Module, keep_unknown_fields: bool = True) -> None:
+        super().__init__(module, keep_unknown_fields)
         self.libraries: set[str] = set()
 
     def library_imports(self) -> tuple[str, ...]:
@@ -64,7 +65,8 @@ class PydanticLowering(Lowering):
         return AliasView(node.name, node.doc, " | ".join(self.expr(m) for m in node.members), None)
 
     def prim(self, prim: ir.Prim) -> str:
-        base = BASE_TYPES[prim.kind]
+        # A JSON number is an int or a float, so integers re-encode as integers.
+        base = "_rt.Number" if prim.kind == "float" else BASE_TYPES[prim.kind]
         if prim.kind not in ("str", "int", "float"):
             return base
         c = prim.constraints
@@ -86,7 +88,24 @@ class PydanticLowering(Lowering):
             metas.append(self.use("annotated_types", f"annotated_types.MinLen({c.min_length!r})"))
         if prim.kind == "str" and c.pattern is not None:
             metas.append(self.use("pydantic", f"pydantic.StringConstraints(pattern={c.pattern!r})"))
-        return f"typing.Annotated[{base}, {', '.join(metas)}]" if metas else base
+        if not metas:
+            return base
+        if prim.kind == "float":  # a JSON number: an int or a float, each bounded
+            return self.bounded_number(low, high, f"typing.Annotated[float, {', '.join(metas)}]")
+        return f"typing.Annotated[{base}, {', '.join(metas)}]"
+
+    def bounded_number(self, low: float | None, high: float | None, float_branch: str) -> str:
+        """The int branch (bounds inside int64, or none at all) in front of `float_branch`."""
+        ints = int_bounds(low, high)
+        if ints is None:
+            return float_branch
+        metas = [
+            self.use("annotated_types", f"annotated_types.{name}({value!r})")
+            for name, value in zip(("Ge", "Le"), ints, strict=True)
+            if value is not None
+        ]
+        int_branch = f"typing.Annotated[int, {', '.join(metas)}]" if metas else "int"
+        return f"{int_branch} | {float_branch}"
 
     def struct(self, node: ir.Struct) -> StructView:
         fields = [self.field(f) for f in node.fields]
@@ -111,7 +130,8 @@ class PydanticLowering(Lowering):
                     self.module.source,
                 )
             seen[view.attr] = pointer
-        return StructView(node.name, node.doc, "", tuple(fields))
+        base = "_rt.OpenModel" if self.keep_unknown_fields else "_rt.Model"
+        return StructView(node.name, node.doc, base, tuple(fields))
 
     def attribute(self, attr: str) -> str:
         """`attr`, moved off a name `pydantic.BaseModel` defines by a trailing underscore."""
@@ -140,13 +160,7 @@ class PydanticLowering(Lowering):
             )
         return FieldView(attr, annotation, default, self.field_doc(field))
 
-    def on_error(self, field: ir.Field) -> str:
-        # As in the msgspec target: a bad value becomes the schema default, else
-        # counts as omitted.
-        if field.default is not ir.NO_DEFAULT:
-            return repr(field.default)
-        return "_rt.UNSET"
 
 
-def lower(module: ir.Module) -> View:
-    return PydanticLowering(module).view()
+def lower(module: ir.Module, keep_unknown_fields: bool = True) -> View:
+    return PydanticLowering(module, keep_unknown_fields).view()

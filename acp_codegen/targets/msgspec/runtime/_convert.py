@@ -1,50 +1,73 @@
-"""The msgspec target's slow path and hooks (copied in as ``_convert.py``).
+"""The msgspec target's leaves for the shared walker, and its hooks (copied in as ``_convert.py``).
 
-Strict msgspec decoding runs first; only when it fails does `convert` walk the
-decoded JSON to apply open unions, untagged default variants and the
-``x-deserialize-*`` leniency flags, reporting errors with the variant, field
-and path at fault. The msgspec hooks for open enums, unknown members and shape
-unions live here too, since decoding a shape union is a walk.
+`_walk.Walker` is the slow path of every target; `MsgspecLeaves` teaches it
+msgspec: structs, the `TaggedUnion` descriptor in a union's ``Annotated``
+metadata, `ShapeUnion` classes, and strict conversion of a value with
+``msgspec.convert``. The msgspec hooks for open enums, unknown members and
+shape unions live here too, and so does the encoder that writes undeclared
+properties back.
 """
 
 from __future__ import annotations
 
+import re
 import types
 import typing
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import Any
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
 
-from ._base import (
-    MAX_DEPTH,
-    DecodeError,
-    OpenIntEnum,
-    OpenStrEnum,
-    UnknownVariant,
-    json_type,
-    pick_member,
-)
+from ._base import DecodeError, OpenIntEnum, OpenStrEnum, UnknownVariant, json_type
+from ._guided import GuidedWalker
 from ._unions import ShapeUnion, TaggedUnion, find_extra, union_spec
+from ._walk import MISS, Field, Leaves
 
-__all__ = ["convert", "dec_hook", "enc_hook"]
+__all__ = ["convert", "dec_hook", "enc_hook", "encode_value", "extra_fields"]
+
+#: The attribute of a struct instance that holds its undeclared properties.
+EXTRA_ATTR = "_acp_extra"
+#: Set once any struct of this package holds undeclared properties; until then,
+#: encoding never needs to look for them.
+EXTRAS_SEEN = [False]
 
 
 def dec_hook(tp: type[Any], obj: Any) -> Any:
-    """msgspec decode hook for the custom types above."""
-    if issubclass(tp, OpenStrEnum):
-        if type(obj) is not str:
-            raise TypeError(f"Expected `str`, got `{json_type(obj)}`")
-        return tp(obj)
-    if issubclass(tp, OpenIntEnum):
-        if type(obj) is not int:
-            raise TypeError(f"Expected `int`, got `{json_type(obj)}`")
-        return tp(obj)
+    """msgspec decode hook for open enums and shape unions (one decoder per type, cached)."""
+    decode = _HOOKS.get(tp)
+    if decode is None:
+        decode = _HOOKS[tp] = _hook_for(tp)
+    return decode(obj)
+
+
+_HOOKS: dict[type[Any], Callable[[Any], Any]] = {}
+
+
+def _hook_for(tp: type[Any]) -> Callable[[Any], Any]:
+    if issubclass(tp, OpenStrEnum | OpenIntEnum):
+        base = str if issubclass(tp, OpenStrEnum) else int
+        # Known values decode to one shared instance each: no allocation per message.
+        interned = {value: tp(value) for value in tp._known_values}
+
+        def enum_value(obj: Any) -> Any:
+            if type(obj) is not base:
+                raise TypeError(f"Expected `{base.__name__}`, got `{json_type(obj)}`")
+            found = interned.get(obj)
+            return found if found is not None else tp(obj)
+
+        return enum_value
     if issubclass(tp, ShapeUnion):
-        try:
-            return _walk(obj, tp, "$", 0)
-        except DecodeError as exc:
-            raise ValueError(exc.message) from None
+
+        def shape(obj: Any) -> Any:
+            try:
+                # Strict: a repair here could not be reported, so it fails the fast path
+                # and the caller's slow path redoes it with reporting.
+                return WALKER.convert(obj, tp, strict=True)
+            except DecodeError as exc:
+                raise ValueError(exc.message) from None
+
+        return shape
     raise NotImplementedError(f"no decoder for {tp!r}")
 
 
@@ -59,183 +82,264 @@ def enc_hook(obj: Any) -> Any:
     raise NotImplementedError(f"cannot encode {type(obj).__name__}")
 
 
-# -- slow path ------------------------------------------------------------------------------
+def extra_fields(obj: object) -> dict[str, Any]:
+    """The undeclared properties `obj` was decoded with (empty when none)."""
+    held = getattr(obj, "__dict__", None)
+    found = held.get(EXTRA_ATTR) if held else None
+    return dict(found) if found else {}
 
 
-class _FieldSpec(NamedTuple):
-    attr: str
-    wire: str
-    type: Any
-    required: bool
-    lenient: bool
-    on_error: Any
+def encode_value(obj: Any) -> Any:
+    """`obj` as plain JSON values, undeclared properties included (see `EXTRAS_SEEN`)."""
+    return _plain(obj)
 
 
-_FIELDS: dict[type[Any], tuple[_FieldSpec, ...]] = {}
+def _plain(obj: Any) -> Any:
+    if isinstance(obj, msgspec.Struct):
+        config = obj.__struct_config__
+        out: dict[str, Any] = {}
+        if config.tag_field is not None:
+            out[config.tag_field] = config.tag
+        for attr, wire in _wire_names(type(obj)):
+            value = getattr(obj, attr)
+            if value is not UNSET:
+                out[wire] = _plain(value)
+        held = getattr(obj, "__dict__", None)
+        if held:
+            for key, value in (held.get(EXTRA_ATTR) or {}).items():
+                out.setdefault(key, value)
+        return out
+    if type(obj) is list:
+        return [_plain(v) for v in obj]
+    if type(obj) is dict:
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, UnknownVariant | OpenStrEnum | OpenIntEnum):
+        return enc_hook(obj)
+    return obj
 
 
-def _field_specs(cls: type[msgspec.Struct]) -> tuple[_FieldSpec, ...]:
-    specs = _FIELDS.get(cls)
-    if specs is None:
+_EXTRA_CLASSES: dict[type[Any], type[Any]] = {}
+
+
+def _with_extras(cls: type[Any]) -> type[Any]:
+    """The subclass of struct `cls` whose instances can hold undeclared properties.
+
+    Generated structs are untracked by the garbage collector (``gc=False``), which keeps
+    strict decoding fast but rules out an instance dict; only a struct that really
+    arrived with undeclared properties is built as this subclass (same name, same
+    fields, same wire form). Dispatch and the reducer look a class up, then its base.
+    """
+    sub = _EXTRA_CLASSES.get(cls)
+    if sub is None:
+
+        def body(namespace: dict[str, Any]) -> None:
+            namespace.update(
+                __module__=cls.__module__, __qualname__=cls.__qualname__, __doc__=cls.__doc__
+            )
+
+        sub = types.new_class(cls.__name__, (cls,), {"gc": True, "dict": True}, body)
+        _EXTRA_CLASSES[cls] = sub
+    return sub
+
+
+_WIRE: dict[type[Any], tuple[tuple[str, str], ...]] = {}
+
+
+def _wire_names(cls: type[Any]) -> tuple[tuple[str, str], ...]:
+    names = _WIRE.get(cls)
+    if names is None:
+        names = _WIRE[cls] = tuple((f.name, f.encode_name) for f in msgspec.structs.fields(cls))
+    return names
+
+
+def _marked(tp: Any, key: str) -> bool:
+    """Whether `key` is in the metadata of `tp` or of a type it is built from."""
+    if find_extra(tp, key) is not None:
+        return True
+    if typing.get_origin(tp) is typing.Annotated:
+        return _marked(typing.get_args(tp)[0], key)
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        return any(_marked(a, key) for a in typing.get_args(tp))
+    return False
+
+
+_ERROR_KINDS = (
+    ("unknown_field", "Object contains unknown field `"),
+    ("missing_field", "Object missing required field `"),
+)
+_SEGMENT = re.compile(r"\.([^.\[\]`]+)|\[(\d+)\]")
+
+
+def _segments(where: str) -> list[Any] | None:
+    """``$.update.content[2]`` -> ``["update", "content", 2]``; None when ambiguous."""
+    if not where.startswith("$"):
+        return None
+    out: list[Any] = []
+    at = 1
+    for match in _SEGMENT.finditer(where, 1):
+        if match.start() != at:
+            return None
+        key, index = match.groups()
+        out.append(key if key is not None else int(index))
+        at = match.end()
+    return out if at == len(where) else None
+
+
+class MsgspecLeaves(Leaves):
+    """The walker's view of msgspec types."""
+
+    unset = UNSET
+
+    def __init__(self) -> None:
+        self._safe: dict[int, tuple[Any, bool]] = {}
+
+    def try_strict(self, obj: Any, tp: Any) -> Any:
+        try:
+            return msgspec.convert(obj, tp, dec_hook=dec_hook, strict=True)
+        except msgspec.ValidationError:
+            return MISS
+        except RecursionError:
+            raise DecodeError("value nests too deeply", "$") from None
+
+    def strict_error(self, obj: Any, tp: Any) -> tuple[Any, Any]:
+        """(value, None) when `obj` converts strictly; else (MISS, where) with `where` the
+        error as (path segments, kind, property), or `MISS` when it cannot be read."""
+        try:
+            return msgspec.convert(obj, tp, dec_hook=dec_hook, strict=True), None
+        except msgspec.ValidationError as exc:
+            message, found, where = str(exc).rpartition(" - at `")
+            if not found:  # an error at the top carries no path
+                message, where = where, "$`"
+        except RecursionError:
+            raise DecodeError("value nests too deeply", "$") from None
+        segments = _segments(where[:-1])
+        if segments is None:
+            return MISS, MISS
+        for kind, prefix in _ERROR_KINDS:
+            if message.startswith(prefix) and message.endswith("`"):
+                return MISS, (segments, kind, message[len(prefix) : -1])
+        return MISS, (segments, "bad_value", None)
+
+    def attach(self, obj: Any, extra: dict[str, Any]) -> Any:
+        """`obj` with the undeclared properties it arrived with: the same struct, or a copy
+        of it as its `_with_extras` class."""
+        held = getattr(obj, "__dict__", None)
+        if held is None:
+            values = {name: getattr(obj, name) for name in obj.__struct_fields__}
+            return self.build(type(obj), values, dict(extra))
+        held.setdefault(EXTRA_ATTR, {}).update(extra)
+        return obj
+
+    def strict_safe(self, tp: Any) -> bool:
+        """No shape union below `tp`: strict conversion never calls back into the walker."""
+        return self._is_safe(tp, set())
+
+    def _is_safe(self, tp: Any, seen: set[int]) -> bool:
+        cached = self._safe.get(id(tp))
+        if cached is not None and cached[0] is tp:
+            return cached[1]
+        if id(tp) in seen:
+            return True
+        seen.add(id(tp))
+        if isinstance(tp, type) and issubclass(tp, ShapeUnion):
+            safe = False
+        elif isinstance(tp, type) and issubclass(tp, msgspec.Struct):
+            safe = all(self._is_safe(f.type, seen) for f in msgspec.structs.fields(tp))
+        else:
+            spec = union_spec(tp)
+            inner = list(typing.get_args(tp))
+            if spec is not None:
+                inner += [*spec.variants.values(), spec.default]
+            safe = all(self._is_safe(a, seen) for a in inner if not isinstance(a, msgspec.Meta))
+        self._safe[id(tp)] = (tp, safe)
+        return safe
+
+    def leaf(self, obj: Any, tp: Any, path: str) -> Any:
+        try:
+            return msgspec.convert(obj, tp, dec_hook=dec_hook, strict=True)
+        except msgspec.ValidationError as exc:
+            message, _, where = str(exc).partition(" - at `$")
+            raise DecodeError(message, path + where.rstrip("`")) from None
+
+    def fields(self, tp: Any) -> tuple[Field, ...] | None:
+        if not (isinstance(tp, type) and issubclass(tp, msgspec.Struct)):
+            return None
         out = []
-        for info in msgspec.structs.fields(cls):
+        for info in msgspec.structs.fields(tp):
             meta = find_extra(info.type, "acp_on_error")
             out.append(
-                _FieldSpec(
+                Field(
                     info.name,
                     info.encode_name,
                     info.type,
                     info.required,
                     meta is not None,
-                    meta.extra["acp_on_error"] if meta is not None and meta.extra else None,
+                    meta.extra["acp_on_error"] if meta is not None and meta.extra else UNSET,
+                    _marked(info.type, "acp_skip_invalid"),
                 )
             )
-        specs = _FIELDS[cls] = tuple(out)
-    return specs
+        return tuple(out)
 
+    def model_tag(self, cls: Any) -> tuple[str, str] | None:
+        config = cls.__struct_config__
+        return None if config.tag_field is None else (config.tag_field, config.tag)
 
-def convert(obj: Any, tp: Any, path: str = "$") -> Any:
-    """Convert decoded JSON into `tp`, applying open unions and leniency.
+    def keeps_extra(self, cls: Any) -> bool:
+        return bool(cls.__struct_config__.forbid_unknown_fields)
 
-    Tries strict msgspec conversion first and walks the value only where that
-    fails, so well-formed parts cost what msgspec costs.
-    """
-    return _conv(obj, tp, path, 0)
+    def build(self, cls: Any, values: dict[str, Any], extra: dict[str, Any] | None) -> Any:
+        if not extra:
+            return cls(**values)
+        obj = _with_extras(cls)(**values)
+        obj.__dict__[EXTRA_ATTR] = extra
+        EXTRAS_SEEN[0] = True
+        return obj
 
+    def tagged(self, tp: Any) -> TaggedUnion | None:
+        return union_spec(tp)
 
-def _conv(obj: Any, tp: Any, path: str, depth: int) -> Any:
-    try:
-        return msgspec.convert(obj, tp, dec_hook=dec_hook, strict=True)
-    except msgspec.ValidationError:
-        pass
-    except RecursionError:
-        raise DecodeError("value nests too deeply", path) from None
-    return _walk(obj, tp, path, depth + 1)
+    def members(self, tp: Any) -> tuple[Any, ...] | None:
+        if typing.get_origin(tp) in (typing.Union, types.UnionType):
+            return typing.get_args(tp)
+        if isinstance(tp, type) and issubclass(tp, ShapeUnion):
+            return tp.MEMBERS
+        return None
 
+    def container(self, tp: Any) -> tuple[str, Any] | None:
+        origin = typing.get_origin(tp)
+        if origin is list:
+            return ("list", typing.get_args(tp)[0])
+        if origin is dict:
+            return ("map", typing.get_args(tp)[1])
+        return None
 
-def _walk(obj: Any, tp: Any, path: str, depth: int) -> Any:
-    if depth > MAX_DEPTH:
-        raise DecodeError("value nests too deeply", path)
-    spec = union_spec(tp)
-    if spec is not None:
-        return _tagged(obj, spec, path, depth)
-    origin = typing.get_origin(tp)
-    if origin is typing.Annotated:
+    def checked(self, tp: Any) -> tuple[Any, Any] | None:
+        if typing.get_origin(tp) is not typing.Annotated:
+            return None
         base, *metas = typing.get_args(tp)
         constraints = [m for m in metas if isinstance(m, msgspec.Meta) and not m.extra]
-        if constraints and not _walkable(base):
-            return _strict(obj, tp, path)
-        if find_extra(tp, "acp_skip_invalid") is not None and isinstance(obj, list):
-            result = _skip_invalid(obj, base, path, depth)
-        else:
-            result = _walk(obj, base, path, depth)
-        if constraints:
-            # Re-check size constraints (minItems and the like) on the walked value.
-            shape = list[Any] if isinstance(result, list) else dict[str, Any]
-            _strict(result, typing.Annotated[shape, *constraints], path)
-        return result
-    if origin in (typing.Union, types.UnionType):
-        return _union(obj, typing.get_args(tp), path, depth)
-    if origin is list:
-        if not isinstance(obj, list):
-            raise DecodeError(f"Expected `array`, got `{json_type(obj)}`", path)
-        (item,) = typing.get_args(tp)
-        return [_conv(v, item, f"{path}[{i}]", depth) for i, v in enumerate(obj)]
-    if origin is dict:
-        if not isinstance(obj, dict):
-            raise DecodeError(f"Expected `object`, got `{json_type(obj)}`", path)
-        value_type = typing.get_args(tp)[1]
-        return {k: _conv(v, value_type, f"{path}.{k}", depth) for k, v in obj.items()}
-    if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
-        return _struct(obj, tp, path, depth)
-    if isinstance(tp, type) and issubclass(tp, ShapeUnion):
-        return _union(obj, tp.MEMBERS, path, depth)
-    return _strict(obj, tp, path)
+        walkable = typing.get_origin(base) in (
+            list,
+            dict,
+            typing.Union,
+            types.UnionType,
+            typing.Annotated,
+        ) or (isinstance(base, type) and issubclass(base, msgspec.Struct | ShapeUnion))
+        if not walkable:
+            return None
+        if not constraints:
+            return (base, None)
+
+        def check(value: Any, path: str) -> None:
+            shape = list[Any] if isinstance(value, list) else dict[str, Any]
+            self.leaf(value, typing.Annotated[shape, *constraints], path)
+
+        return (base, check)
 
 
-def _walkable(tp: Any) -> bool:
-    origin = typing.get_origin(tp)
-    if origin in (list, dict, typing.Union, types.UnionType, typing.Annotated):
-        return True
-    return isinstance(tp, type) and issubclass(tp, msgspec.Struct | ShapeUnion)
+WALKER = GuidedWalker(MsgspecLeaves())
 
 
-def _strict(obj: Any, tp: Any, path: str) -> Any:
-    try:
-        return msgspec.convert(obj, tp, dec_hook=dec_hook, strict=True)
-    except msgspec.ValidationError as exc:
-        message, _, where = str(exc).partition(" - at `$")
-        raise DecodeError(message, path + where.rstrip("`")) from None
-
-
-def _skip_invalid(obj: list[Any], tp: Any, path: str, depth: int) -> list[Any]:
-    (item,) = typing.get_args(tp) or (Any,)
-    out = []
-    for i, value in enumerate(obj):
-        try:
-            out.append(_conv(value, item, f"{path}[{i}]", depth))
-        except DecodeError:
-            continue
-    return out
-
-
-def _union(obj: Any, members: tuple[Any, ...], path: str, depth: int) -> Any:
-    return pick_member(obj, members, path, depth, _conv, _keeps_all, UnsetType)
-
-
-def _keeps_all(obj: Any, value: Any) -> bool:
-    """True when `value` encodes back to all of `obj`: no key dropped, no default used."""
-    if not isinstance(obj, dict | list):
-        return True
-    try:
-        return bool(msgspec.to_builtins(value, enc_hook=enc_hook) == obj)
-    except (TypeError, NotImplementedError):
-        return False
-
-
-def _struct(obj: Any, cls: type[msgspec.Struct], path: str, depth: int) -> Any:
-    if not isinstance(obj, dict):
-        raise DecodeError(f"Expected `object`, got `{json_type(obj)}`", path)
-    config = cls.__struct_config__
-    tag_field = config.tag_field
-    if tag_field is not None and tag_field in obj and obj[tag_field] != config.tag:
-        raise DecodeError(f"Invalid value {obj[tag_field]!r}", f"{path}.{tag_field}")
-    kwargs: dict[str, Any] = {}
-    for spec in _field_specs(cls):
-        if spec.wire not in obj:
-            if spec.required:
-                raise DecodeError(f"Object missing required field `{spec.wire}`", path)
-            continue
-        where = f"{path}.{spec.wire}"
-        try:
-            kwargs[spec.attr] = _conv(obj[spec.wire], spec.type, where, depth)
-        except DecodeError:
-            if not spec.lenient:
-                raise
-            if spec.on_error is not UNSET:
-                kwargs[spec.attr] = _conv(spec.on_error, spec.type, where, depth)
-    return cls(**kwargs)
-
-
-def _tagged(obj: Any, spec: TaggedUnion, path: str, depth: int) -> Any:
-    if not isinstance(obj, dict):
-        raise DecodeError(f"Expected `object`, got `{json_type(obj)}`", path)
-    if spec.tag_field not in obj:
-        if spec.default is not None:
-            return _conv(obj, spec.default, path, depth)
-        raise DecodeError(f"Object missing required field `{spec.tag_field}`", path)
-    tag = obj[spec.tag_field]
-    if type(tag) is not str:
-        raise DecodeError(f"Expected `str`, got `{json_type(tag)}`", f"{path}.{spec.tag_field}")
-    target = spec.variants.get(tag)
-    if target is None:
-        if spec.unknown is not None:
-            return spec.unknown(tag, obj)
-        raise DecodeError(f"unknown {spec.name} tag {tag!r}", f"{path}.{spec.tag_field}")
-    try:
-        if isinstance(target, type) and issubclass(target, msgspec.Struct):
-            return _conv(obj, target, path, depth)
-        return _walk(obj, target, path, depth)
-    except DecodeError as exc:
-        label = target.__name__ if isinstance(target, type) else spec.name
-        raise DecodeError(f"invalid {tag!r} ({label}): {exc.message}", exc.path) from None
+#: Convert decoded JSON into a generated type, applying open unions, undeclared
+#: properties and leniency (see `Walker.convert`).
+convert = WALKER.convert

@@ -18,7 +18,14 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from ._base import DecodeError, Method, OpenIntEnum, OpenStrEnum, UnknownVariant
-from ._convert import convert, dec_hook, enc_hook
+from ._convert import (
+    EXTRAS_SEEN,
+    convert,
+    dec_hook,
+    enc_hook,
+    encode_value,
+    extra_fields,
+)
 from ._unions import (
     ShapeUnion,
     TaggedUnion,
@@ -28,15 +35,19 @@ from ._unions import (
     tagged_union,
     union_spec,
 )
+from ._walk import Repair
 
 __all__ = [
+    "EXTRAS_SEEN",
     "MISS",
     "UNSET",
     "DecodeError",
     "Method",
+    "Number",
     "OpenIntEnum",
     "OpenStrEnum",
     "RawEnvelope",
+    "Repair",
     "ShapeUnion",
     "TaggedUnion",
     "UnknownVariant",
@@ -46,6 +57,9 @@ __all__ = [
     "dec_hook",
     "decode",
     "enc_hook",
+    "encode_value",
+    "extra_fields",
+    "is_request",
     "lenient",
     "parse_json",
     "shape_union",
@@ -53,6 +67,13 @@ __all__ = [
     "tagged_union",
 ]
 
+
+#: A JSON ``number``: integers stay integers (and re-encode without a ``.0``); floats must
+#: be finite, since JSON cannot write Infinity back.
+Number: typing.TypeAlias = (
+    int
+    | typing.Annotated[float, msgspec.Meta(ge=-1.7976931348623157e308, le=1.7976931348623157e308)]
+)
 
 _NESTED: dict[int, tuple[Any, Callable[[bytes | str], Any] | None]] = {}
 
@@ -101,32 +122,48 @@ def attempt(strict: Callable[[bytes | str], Any], data: bytes | str) -> Any:
         raise DecodeError(f"invalid JSON: {exc}", "") from None
     except RecursionError:
         raise DecodeError("payload nests too deeply", "$") from None
+    except UnicodeError:
+        raise DecodeError("invalid JSON: text is not valid Unicode", "") from None
 
 
 def parse_json(data: bytes | str) -> Any:
-    """`data` as untyped JSON values, for the slow path."""
-    return attempt(_GENERIC, data)
+    """`data` as untyped JSON values, for the slow path; a number beyond a double is an
+    error, since it could not be written back."""
+    value = attempt(_GENERIC, data)
+    if value is MISS:
+        try:
+            _GENERIC(data)
+        except msgspec.ValidationError as exc:
+            raise DecodeError(f"invalid JSON: {exc}", "") from None
+    return value
 
 
 _GENERIC: Callable[[bytes | str], Any] = msgspec.json.Decoder().decode
 
 
-def decode(data: bytes | str, tp: Any, fast: Callable[[bytes | str], Any]) -> Any:
-    """Decode `data` as `tp`: strictly at msgspec speed, else through the slow path."""
-    try:
-        return fast(data)
-    except msgspec.ValidationError:
-        pass
-    except msgspec.DecodeError as exc:
-        raise DecodeError(f"invalid JSON: {exc}", "") from None
-    except RecursionError:
-        raise DecodeError("payload nests too deeply", "$") from None
+def decode(
+    data: bytes | str,
+    tp: Any,
+    fast: Callable[[bytes | str], Any],
+    repairs: list[Repair] | None = None,
+) -> Any:
+    """Decode `data` as `tp`: strictly at msgspec speed, else through the slow path,
+    which appends each repair it makes to `repairs` when given."""
+    result = attempt(fast, data)
+    if result is not MISS:
+        return result
     nested = _nested_fast(tp)
     if nested is not None:
         result = attempt(nested, data)
         if result is not MISS:
             return result
-    return convert(parse_json(data), tp)
+    return convert(parse_json(data), tp, "$", repairs, tried=nested is None)
+
+
+def is_request(message: Any) -> None:
+    """Refuse a JSON-RPC message that carries an ``id``: it is a request, not a notification."""
+    if isinstance(message, dict) and "id" in message:
+        raise DecodeError("a message with an `id` is a request, not a notification", "$.id")
 
 
 class RawEnvelope:
@@ -143,7 +180,7 @@ class RawEnvelope:
         method: str,
         params: type[msgspec.Struct],
         update_attr: str,
-        decode_update: Callable[[bytes | str], Any],
+        decode_update: Callable[..., Any],
     ) -> None:
         fields: list[tuple[Any, ...]] = []
         for info in msgspec.structs.fields(params):
@@ -153,13 +190,20 @@ class RawEnvelope:
             else:
                 fields.append((info.name, field_type, info.default))
         rename = {f.name: f.encode_name for f in msgspec.structs.fields(params)}
-        raw_params = msgspec.defstruct("RawParams", fields, kw_only=True, rename=rename)
+        raw_params = msgspec.defstruct(
+            "RawParams",
+            fields,
+            kw_only=True,
+            rename=rename,
+            forbid_unknown_fields=params.__struct_config__.forbid_unknown_fields,
+        )
         envelope = msgspec.defstruct(
             "RawEnvelope",
             [
                 ("jsonrpc", typing.Literal["2.0"]),
                 ("method", typing.Literal[method]),
                 ("params", raw_params),
+                ("id", Any, msgspec.field(default=UNSET)),
             ],
             kw_only=True,
         )
@@ -171,15 +215,21 @@ class RawEnvelope:
         self._update_attr = update_attr
         self._decode_update = decode_update
 
-    def __call__(self, data: bytes | str) -> Any:
+    def __call__(self, data: bytes | str, repairs: list[Repair] | None = None) -> Any:
         envelope = attempt(self._decode, data)
         if envelope is MISS:
             return MISS
+        if envelope.id is not UNSET:
+            is_request({"id": envelope.id})
         raw = envelope.params
+        found: list[Repair] | None = None if repairs is None else []
         try:
-            update = self._decode_update(getattr(raw, self._update_attr))
+            update = self._decode_update(getattr(raw, self._update_attr), found)
         except DecodeError as exc:
             raise DecodeError(exc.message, "$.params.update" + exc.path[1:]) from None
+        if found:
+            assert repairs is not None
+            repairs.extend(r._replace(path="$.params.update" + r.path[1:]) for r in found)
         values = {name: getattr(raw, name) for name in self._names}
         values[self._update_attr] = update
         return self._params(**values)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -35,23 +36,31 @@ from pydantic.experimental.missing_sentinel import MISSING
 from pydantic_core import core_schema
 
 from . import _base
-from ._base import MAX_DEPTH, DecodeError, Method, json_type, pick_member
+from ._base import DecodeError, Method, json_type
+from ._walk import MISS, Field, Leaves, Repair, Walker
 
 __all__ = [
+    "MISS",
     "UNSET",
+    "WIRE",
     "DecodeError",
     "Method",
     "Model",
+    "Number",
     "OpenIntEnum",
+    "OpenModel",
     "OpenStrEnum",
+    "Repair",
     "UnknownVariant",
     "UnsetType",
     "ValidationError",
-    "WIRE",
     "adapter",
+    "attempt",
     "convert",
     "decode",
     "encode",
+    "extra_fields",
+    "is_request",
     "lenient",
     "load_json",
     "rebuild",
@@ -63,6 +72,8 @@ __all__ = [
 #: The value of an omitted optional field; left out when encoding.
 UNSET = MISSING
 UnsetType = type(MISSING)
+#: A JSON ``number``: integers stay integers (and re-encode without a ``.0``).
+Number: typing.TypeAlias = int | float
 ValidationError = pydantic.ValidationError
 
 #: Keyword arguments of every wire-facing validation: aliases only, never attribute names.
@@ -80,6 +91,8 @@ class Model(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(
         strict=True,
         extra="ignore",
+        # Infinity, NaN and numbers beyond a double cannot be written back as JSON.
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -87,6 +100,24 @@ class Model(pydantic.BaseModel):
         # ``model_`` prefix alone is fine for the schema's fields.
         protected_namespaces=(),
     )
+
+
+class OpenModel(Model):
+    """A `Model` that keeps the properties its schema does not declare.
+
+    They land in pydantic's ``model_extra`` (read them with `extra_fields`) and are
+    written back on encode.
+    """
+
+    model_config = pydantic.ConfigDict(extra="allow")
+
+
+def extra_fields(obj: object) -> dict[str, Any]:
+    """The undeclared properties `obj` was decoded with (empty when none)."""
+    found = (
+        getattr(obj, "__pydantic_extra__", None) if isinstance(obj, pydantic.BaseModel) else None
+    )
+    return dict(found) if found else {}
 
 
 def rebuild(*models: type[pydantic.BaseModel]) -> None:
@@ -333,23 +364,99 @@ def wire_validator(tp: Any) -> Callable[[bytes | str], Any]:
     return functools.partial(adapter(tp).validator.validate_json, **WIRE)
 
 
-def decode(data: bytes | str, tp: Any, fast: Callable[[bytes | str], Any] | None = None) -> Any:
-    """Decode JSON `data` as `tp`: strictly at pydantic-core speed, else through the slow path."""
+def decode(
+    data: bytes | str,
+    tp: Any,
+    fast: Callable[[bytes | str], Any] | None = None,
+    repairs: list[Repair] | None = None,
+) -> Any:
+    """Decode JSON `data` as `tp`: strictly at pydantic-core speed, else through the slow
+    path, which appends each repair it makes to `repairs` when given."""
     validate = fast if fast is not None else wire_validator(tp)
+    result = attempt(validate, data)
+    if result is not MISS:
+        return result
+    return convert(load_json(data), tp, "$", repairs)
+
+
+def attempt(strict: Callable[[bytes | str], Any], data: bytes | str) -> Any:
+    """Run a strict validator on `data`: its result, or `MISS` when the payload does not fit
+    (or may hold a token strict JSON forbids); runaway nesting is a `DecodeError`."""
+    _check_text(data)
+    if _non_finite(data):
+        return MISS
     try:
-        return validate(data)
+        return strict(data)
     except pydantic.ValidationError:
-        pass
+        return MISS
     except RecursionError:
         raise DecodeError("payload nests too deeply", "$") from None
-    return convert(load_json(data), tp)
+
+
+def _check_text(data: bytes | str) -> None:
+    """Refuse a `str` payload that is not valid Unicode (a lone surrogate): it could be
+    decoded, but never encoded again."""
+    if isinstance(data, str):
+        try:
+            data.encode("utf-8")
+        except UnicodeEncodeError:
+            raise DecodeError("invalid JSON: text is not valid Unicode", "") from None
+
+
+def _non_finite(data: bytes | str) -> bool:
+    """Whether `data` may hold a NaN or Infinity token (pydantic-core's parser accepts
+    them); the slow path's parser then decides."""
+    if isinstance(data, str):
+        return "NaN" in data or "Infinity" in data
+    return b"NaN" in data or b"Infinity" in data
 
 
 def load_json(data: bytes | str) -> Any:
+    """`data` as plain JSON values; NaN, Infinity and numbers beyond a double are errors."""
     try:
-        return json.loads(data)
+        value = json.loads(data, parse_constant=_no_constant, parse_float=_finite)
     except (ValueError, RecursionError) as exc:
         raise DecodeError(f"invalid JSON: {exc}", "") from None
+    if _nesting(value) > MAX_JSON_DEPTH:
+        raise DecodeError("payload nests too deeply", "$")
+    return value
+
+
+#: Deepest JSON the pydantic target decodes: pydantic-core's serializer stops at 250
+#: levels (the envelope included), and what decodes must encode again.
+MAX_JSON_DEPTH = 200
+
+
+def _nesting(value: Any) -> int:
+    """How deeply `value` nests (a scalar is 0), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        children = node.values() if type(node) is dict else node if type(node) is list else ()
+        for child in children:
+            if type(child) in (dict, list):
+                if level + 1 > deepest:
+                    deepest = level + 1
+                stack.append((child, level + 1))
+        deepest = max(deepest, level if type(node) in (dict, list) else 0)
+    return deepest
+
+
+def _no_constant(token: str) -> Any:
+    raise ValueError(f"{token} is not valid JSON")
+
+
+def _finite(token: str) -> float:
+    value = float(token)
+    if value in (math.inf, -math.inf):
+        raise ValueError(f"number {token} is out of range")
+    return value
+
+
+def is_request(message: Any) -> None:
+    """Refuse a JSON-RPC message that carries an ``id``: it is a request, not a notification."""
+    if isinstance(message, dict) and "id" in message:
+        raise DecodeError("a message with an `id` is a request, not a notification", "$.id")
 
 
 def encode(obj: object) -> bytes:
@@ -366,108 +473,6 @@ def _fallback(obj: Any) -> Any:
 # -- slow path ------------------------------------------------------------------------------
 
 
-class _FieldSpec(NamedTuple):
-    attr: str
-    wire: str
-    type: Any
-    required: bool
-    lenient: bool
-    on_error: Any
-    skip_invalid: bool
-
-
-@functools.cache
-def _field_specs(cls: type[pydantic.BaseModel]) -> tuple[_FieldSpec, ...]:
-    out = []
-    for attr, info in cls.model_fields.items():
-        meta = [m for m in info.metadata if not isinstance(m, Lenient | SkipInvalid)]
-        tp: Any = typing.Annotated[info.annotation, *meta] if meta else info.annotation
-        found = next((m for m in info.metadata if isinstance(m, Lenient)), None)
-        out.append(
-            _FieldSpec(
-                attr,
-                info.alias or attr,
-                tp,
-                info.is_required(),
-                found is not None,
-                found.on_error if found is not None else UNSET,
-                any(isinstance(m, SkipInvalid) for m in info.metadata),
-            )
-        )
-    return tuple(out)
-
-
-def convert(obj: Any, tp: Any, path: str = "$") -> Any:
-    """Convert decoded JSON into `tp`, applying open unions and leniency.
-
-    Tries strict validation first and walks the value only where that fails, so
-    well-formed parts cost what pydantic costs.
-    """
-    return _conv(obj, tp, path, 0)
-
-
-def _conv(obj: Any, tp: Any, path: str, depth: int) -> Any:
-    try:
-        return adapter(tp).validate_json(json.dumps(obj), **WIRE)
-    except pydantic.ValidationError:
-        pass
-    except RecursionError:
-        raise DecodeError("value nests too deeply", path) from None
-    return _walk(obj, tp, path, depth + 1)
-
-
-def _walk(obj: Any, tp: Any, path: str, depth: int) -> Any:
-    if depth > MAX_DEPTH:
-        raise DecodeError("value nests too deeply", path)
-    spec = _union_spec(tp)
-    if spec is not None:
-        return _tagged(obj, spec, path, depth)
-    origin = typing.get_origin(tp)
-    if origin is typing.Annotated:
-        base, *metas = typing.get_args(tp)
-        if not _walkable(base):
-            return _strict(obj, tp, path)  # a constrained scalar: check it whole
-        result = _walk(obj, base, path, depth)
-        if metas and isinstance(result, list | dict):
-            # Re-check size constraints (minItems and the like) on the walked value.
-            shape = list[Any] if isinstance(result, list) else dict[str, Any]
-            try:
-                adapter(typing.Annotated[shape, *metas]).validate_python(result)
-            except pydantic.ValidationError as exc:
-                raise DecodeError(_first_error(exc)[0], path) from None
-        return result
-    if origin in (typing.Union, types.UnionType):
-        return _union(obj, typing.get_args(tp), path, depth)
-    if origin is list:
-        if not isinstance(obj, list):
-            raise DecodeError(f"Expected `array`, got `{json_type(obj)}`", path)
-        (item,) = typing.get_args(tp)
-        return [_conv(v, item, f"{path}[{i}]", depth) for i, v in enumerate(obj)]
-    if origin is dict:
-        if not isinstance(obj, dict):
-            raise DecodeError(f"Expected `object`, got `{json_type(obj)}`", path)
-        value_type = typing.get_args(tp)[1]
-        return {k: _conv(v, value_type, f"{path}.{k}", depth) for k, v in obj.items()}
-    if isinstance(tp, type) and issubclass(tp, pydantic.BaseModel):
-        return _model(obj, tp, path, depth)
-    return _strict(obj, tp, path)
-
-
-def _walkable(tp: Any) -> bool:
-    origin = typing.get_origin(tp)
-    if origin in (list, dict, typing.Union, types.UnionType, typing.Annotated):
-        return True
-    return isinstance(tp, type) and issubclass(tp, pydantic.BaseModel)
-
-
-def _strict(obj: Any, tp: Any, path: str) -> Any:
-    try:
-        return adapter(tp).validate_json(json.dumps(obj), **WIRE)
-    except pydantic.ValidationError as exc:
-        message, where = _first_error(exc)
-        raise DecodeError(message, path + where) from None
-
-
 def _first_error(exc: pydantic.ValidationError) -> tuple[str, str]:
     """A short message and a relative path (``.field[0]``) for a pydantic error."""
     error = exc.errors(include_url=False)[0]
@@ -482,87 +487,117 @@ def _first_error(exc: pydantic.ValidationError) -> tuple[str, str]:
     return str(error["msg"]), where
 
 
-def _skip_invalid(obj: list[Any], tp: Any, path: str, depth: int) -> list[Any]:
-    item = _list_item(tp)
-    out = []
-    for i, value in enumerate(obj):
-        try:
-            out.append(_conv(value, item, f"{path}[{i}]", depth))
-        except DecodeError:
-            continue
-    return out
-
-
-def _list_item(tp: Any) -> Any:
-    """The item type of a (possibly nullable or optional) list type."""
-    tp = _strip(tp)
-    if typing.get_origin(tp) in (typing.Union, types.UnionType):
-        lists = [m for m in typing.get_args(tp) if typing.get_origin(_strip(m)) is list]
-        tp = _strip(lists[0]) if lists else tp
-    args = typing.get_args(tp)
-    return args[0] if typing.get_origin(tp) is list and args else Any
-
-
 def _strip(tp: Any) -> Any:
     while typing.get_origin(tp) is typing.Annotated:
         tp = typing.get_args(tp)[0]
     return tp
 
 
-def _union(obj: Any, members: tuple[Any, ...], path: str, depth: int) -> Any:
-    return pick_member(obj, members, path, depth, _conv, _keeps_all, UNSET)
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, pydantic.BaseModel)
 
 
-def _keeps_all(obj: Any, value: Any) -> bool:
-    """True when `value` encodes back to all of `obj`: no key dropped, no default used."""
-    if not isinstance(obj, dict | list):
-        return True
-    try:
-        return bool(json.loads(encode(value)) == obj)
-    except (TypeError, ValueError):
-        return False
+class PydanticLeaves(Leaves):
+    """The walker's view of pydantic types."""
 
+    unset: Any = UNSET
 
-def _model(obj: Any, cls: type[pydantic.BaseModel], path: str, depth: int) -> Any:
-    if not isinstance(obj, dict):
-        raise DecodeError(f"Expected `object`, got `{json_type(obj)}`", path)
-    values: dict[str, Any] = {}
-    for spec in _field_specs(cls):
-        if spec.wire not in obj:
-            if spec.required:
-                raise DecodeError(f"Object missing required field `{spec.wire}`", path)
-            continue
-        where = f"{path}.{spec.wire}"
-        value = obj[spec.wire]
+    def try_strict(self, obj: Any, tp: Any) -> Any:
         try:
-            values[spec.attr] = _conv(value, spec.type, where, depth)
-        except DecodeError:
-            if spec.skip_invalid and isinstance(value, list):
-                values[spec.attr] = _skip_invalid(value, spec.type, where, depth)
-            elif not spec.lenient:
-                raise
-            elif spec.on_error is not UNSET:
-                values[spec.attr] = _conv(spec.on_error, spec.type, where, depth)
-    return cls.model_construct(**values)
+            return adapter(tp).validate_python(obj, **WIRE)
+        except pydantic.ValidationError:
+            return MISS
+        except RecursionError:
+            raise DecodeError("value nests too deeply", "$") from None
+
+    def leaf(self, obj: Any, tp: Any, path: str) -> Any:
+        try:
+            return adapter(tp).validate_python(obj, **WIRE)
+        except pydantic.ValidationError as exc:
+            message, where = _first_error(exc)
+            raise DecodeError(message, path + where) from None
+
+    def fields(self, tp: Any) -> tuple[Field, ...] | None:
+        return _field_specs(tp) if _is_model(tp) else None
+
+    def keeps_extra(self, cls: Any) -> bool:
+        return bool(cls.model_config.get("extra") == "allow")
+
+    def build(self, cls: Any, values: dict[str, Any], extra: dict[str, Any] | None) -> Any:
+        obj = cls.model_construct(**values)
+        if cls.model_config.get("extra") == "allow":
+            object.__setattr__(obj, "__pydantic_extra__", extra or {})
+        return obj
+
+    def tagged(self, tp: Any) -> TaggedUnion | None:
+        return _union_spec(tp)
+
+    def members(self, tp: Any) -> tuple[Any, ...] | None:
+        if typing.get_origin(tp) in (typing.Union, types.UnionType):
+            return typing.get_args(tp)
+        return None
+
+    def container(self, tp: Any) -> tuple[str, Any] | None:
+        origin = typing.get_origin(tp)
+        if origin is list:
+            args = typing.get_args(tp)
+            return ("list", args[0] if args else Any)
+        if origin is dict:
+            args = typing.get_args(tp)
+            return ("map", args[1] if args else Any)
+        return None
+
+    def checked(self, tp: Any) -> tuple[Any, Any] | None:
+        if typing.get_origin(tp) is not typing.Annotated:
+            return None
+        base, *metas = typing.get_args(tp)
+        metas = [m for m in metas if not isinstance(m, Lenient | SkipInvalid)]
+        inner = _strip(base)
+        walkable = typing.get_origin(inner) in (
+            list,
+            dict,
+            typing.Union,
+            types.UnionType,
+        ) or _is_model(inner)
+        if not walkable:
+            return None
+        if not metas:
+            return (base, None)
+
+        def check(value: Any, path: str) -> None:
+            shape = list[Any] if isinstance(value, list) else dict[str, Any]
+            try:
+                adapter(typing.Annotated[shape, *metas]).validate_python(value)
+            except pydantic.ValidationError as exc:
+                raise DecodeError(_first_error(exc)[0], path) from None
+
+        return (base, check)
 
 
-def _tagged(obj: Any, spec: TaggedUnion, path: str, depth: int) -> Any:
-    if not isinstance(obj, dict):
-        raise DecodeError(f"Expected `object`, got `{json_type(obj)}`", path)
-    if spec.tag_field not in obj:
-        if spec.default is not None:
-            return _conv(obj, spec.default, path, depth)
-        raise DecodeError(f"Object missing required field `{spec.tag_field}`", path)
-    tag = obj[spec.tag_field]
-    if type(tag) is not str:
-        raise DecodeError(f"Expected `str`, got `{json_type(tag)}`", f"{path}.{spec.tag_field}")
-    target = spec.variants.get(tag)
-    if target is None:
-        if spec.unknown is not None:
-            return spec.unknown(tag, obj)
-        raise DecodeError(f"unknown {spec.name} tag {tag!r}", f"{path}.{spec.tag_field}")
-    try:
-        return _conv(obj, target, path, depth)
-    except DecodeError as exc:
-        label = target.__name__ if isinstance(target, type) else spec.name
-        raise DecodeError(f"invalid {tag!r} ({label}): {exc.message}", exc.path) from None
+@functools.cache
+def _field_specs(cls: type[pydantic.BaseModel]) -> tuple[Field, ...]:
+    out = []
+    for attr, info in cls.model_fields.items():
+        meta = [m for m in info.metadata if not isinstance(m, Lenient | SkipInvalid)]
+        tp: Any = typing.Annotated[info.annotation, *meta] if meta else info.annotation
+        found = next((m for m in info.metadata if isinstance(m, Lenient)), None)
+        out.append(
+            Field(
+                attr,
+                info.alias or attr,
+                tp,
+                info.is_required(),
+                found is not None,
+                found.on_error if found is not None else UNSET,
+                any(isinstance(m, SkipInvalid) for m in info.metadata),
+            )
+        )
+    return tuple(out)
+
+
+WALKER = Walker(PydanticLeaves())
+
+
+#: Convert decoded JSON into a generated type, applying open unions, undeclared
+#: properties and leniency (see `Walker.convert`).
+convert = WALKER.convert

@@ -9,10 +9,12 @@ explicit JSON nulls as `None`.
 
 from ._runtime import UNSET, DecodeError, UnsetType
 from .codec import (
+    Repair,
     decode,
     decode_notification,
     decode_update,
     encode,
+    extra_fields,
 )
 from .dispatch import (
     METHODS,
@@ -27,6 +29,8 @@ from .models import (
     Mode,
     Notify,
     SlowMode,
+    UnknownMode,
+    UnknownUpdate,
     Update,
 )
 
@@ -40,7 +44,10 @@ __all__ = [
     "Items",
     "Mode",
     "Notify",
+    "Repair",
     "SlowMode",
+    "UnknownMode",
+    "UnknownUpdate",
     "UnsetType",
     "Update",
     "UpdateHandler",
@@ -49,4 +56,5 @@ __all__ = [
     "decode_update",
     "dispatch",
     "encode",
+    "extra_fields",
 ]

@@ -8,7 +8,7 @@ options below, so reformatting the schema file does not change it.
 
 GENERATOR = "acp-codegen 0.1.0"
 SCHEMA = "schema.json"
-INPUT_SHA256 = "95d96e7732e423628f1ab1d9d54f57e2abcce0c644dcf4d6f6a09f3a8718ad4d"
+INPUT_SHA256 = "4dcee670ec059f90197961ed87da71ebc7f8da20c141d02522b77a938195cb01"
 OPTIONS = {
     "package": "pkg",
     "roots": [],
@@ -17,4 +17,6 @@ OPTIONS = {
     "formatter": "ruff",
     "line_length": 100,
     "builtin_overlay": True,
+    "closed": [],
+    "keep_unknown_fields": True,
 }

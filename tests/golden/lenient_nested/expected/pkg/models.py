@@ -16,17 +16,28 @@ __all__ = [
     "Mode",
     "Notify",
     "SlowMode",
+    "UnknownMode",
+    "UnknownUpdate",
     "Update",
 ]
 
 
-class FastMode(msgspec.Struct, kw_only=True, gc=False, tag_field="mode", tag="fast"):
+class FastMode(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="mode", tag="fast"
+):
     session_update: typing.Literal["mode"] | msgspec.UnsetType = msgspec.field(
         default=msgspec.UNSET, name="sessionUpdate"
     )
 
 
-class Items(msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="items"):
+class Items(
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="items",
+):
     """Ends with a quote " and has \"\"\" inside, a backslash \\ , {{ jinja }} and a NUL \x00 byte."""
 
     names: (
@@ -40,29 +51,55 @@ class Items(msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", t
     label: typing.Annotated[str, msgspec.Meta(min_length=1, pattern="^[a-z]+$")]
 
 
-class Notify(msgspec.Struct, kw_only=True, gc=False):
+class Notify(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     update: Update
 
 
-class SlowMode(msgspec.Struct, kw_only=True, gc=False, tag_field="mode", tag="slow"):
+class SlowMode(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="mode", tag="slow"
+):
     session_update: typing.Literal["mode"] | msgspec.UnsetType = msgspec.field(
         default=msgspec.UNSET, name="sessionUpdate"
     )
     delay_ms: int | msgspec.UnsetType = msgspec.field(default=msgspec.UNSET, name="delayMs")
 
 
+class UnknownMode(_rt.UnknownVariant):
+    """A `Mode` member whose `mode` this package does not know.
+
+    `tag` holds the tag and `raw` the whole payload; encoding writes `raw` back.
+    """
+
+    __slots__ = ()
+    TAG_FIELD: typing.ClassVar[str] = "mode"
+
+
+class UnknownUpdate(_rt.UnknownVariant):
+    """A `Update` member whose `sessionUpdate` this package does not know.
+
+    `tag` holds the tag and `raw` the whole payload; encoding writes `raw` back.
+    """
+
+    __slots__ = ()
+    TAG_FIELD: typing.ClassVar[str] = "sessionUpdate"
+
+
 # Nested union: tagged on `mode` inside the `mode` update.
 if typing.TYPE_CHECKING:
-    Mode: typing.TypeAlias = FastMode | SlowMode
+    Mode: typing.TypeAlias = FastMode | SlowMode | UnknownMode
 else:
     Mode = _rt.tagged_union(
-        "Mode", "mode", {"fast": FastMode, "slow": SlowMode}, unknown=None, default=None
+        "Mode", "mode", {"fast": FastMode, "slow": SlowMode}, unknown=UnknownMode, default=None
     )
 
 
 if typing.TYPE_CHECKING:
-    Update: typing.TypeAlias = Mode | Items
+    Update: typing.TypeAlias = Mode | Items | UnknownUpdate
 else:
     Update = _rt.tagged_union(
-        "Update", "sessionUpdate", {"mode": Mode, "items": Items}, unknown=None, default=None
+        "Update",
+        "sessionUpdate",
+        {"mode": Mode, "items": Items},
+        unknown=UnknownUpdate,
+        default=None,
     )

@@ -8,7 +8,7 @@ options below, so reformatting the schema file does not change it.
 
 GENERATOR = "acp-codegen 0.1.0"
 SCHEMA = "schema.json"
-INPUT_SHA256 = "d46e9358ee7d123a3410e9ec5c4742d29b3b4d3d123e1fa0db35a0cb8918b423"
+INPUT_SHA256 = "02a9c06a5b75c5fe0f8dc120ef0405b8af828303f569f465558d2a435bb09840"
 OPTIONS = {
     "package": "pkg",
     "roots": [],
@@ -17,4 +17,6 @@ OPTIONS = {
     "formatter": "ruff",
     "line_length": 100,
     "builtin_overlay": True,
+    "closed": [],
+    "keep_unknown_fields": True,
 }

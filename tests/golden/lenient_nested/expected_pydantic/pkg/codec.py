@@ -19,33 +19,46 @@ from .models import Notify, Update
 
 __all__ = [
     "DecodeError",
+    "Repair",
     "decode",
     "decode_notification",
     "decode_update",
     "encode",
+    "extra_fields",
 ]
 
 T = typing.TypeVar("T")
 DecodeError = _rt.DecodeError
+Repair = _rt.Repair
+extra_fields = _rt.extra_fields
 
 
-def decode(data: bytes | str, tp: type[T]) -> T:
-    """Decode JSON `data` as any generated type."""
-    result: T = _rt.decode(data, tp)
+def decode(data: bytes | str, tp: type[T], repairs: list[Repair] | None = None) -> T:
+    """Decode JSON `data` as any generated type.
+
+    Pass a list as `repairs` to learn of each repair leniency made (see `Repair`).
+    """
+    result: T = _rt.decode(data, tp, None, repairs)
     return result
 
 
 def encode(obj: object) -> bytes:
-    """Encode a generated object as compact JSON bytes, omitting only UNSET fields."""
+    """Encode a generated object as compact JSON bytes, omitting only UNSET fields.
+
+    Undeclared properties kept by decoding are written back.
+    """
     return _rt.encode(obj)
 
 
 _UPDATE_FAST = _rt.wire_validator(Update)
 
 
-def decode_update(data: bytes | str) -> Update:
-    """Decode one `Update` object (the ``update`` of a notification)."""
-    result: Update = _rt.decode(data, Update, _UPDATE_FAST)
+def decode_update(data: bytes | str, repairs: list[Repair] | None = None) -> Update:
+    """Decode one `Update` object (the ``update`` of a notification).
+
+    Pass a list as `repairs` to learn of each repair leniency made.
+    """
+    result: Update = _rt.decode(data, Update, _UPDATE_FAST, repairs)
     return result
 
 
@@ -55,28 +68,31 @@ class _Envelope(typing_extensions.TypedDict):
     jsonrpc: typing.Literal["2.0"]
     method: typing.Literal["session/update"]
     params: Notify
+    id: typing_extensions.NotRequired[typing.Any]
 
 
 _ENVELOPE_FAST = _rt.wire_validator(_Envelope)
 
 
-def decode_notification(data: bytes | str) -> Notify:
-    """Decode a whole JSON-RPC ``session/update`` notification and return its params."""
-    try:
-        envelope: _Envelope = _ENVELOPE_FAST(data)
+def decode_notification(data: bytes | str, repairs: list[Repair] | None = None) -> Notify:
+    """Decode a whole JSON-RPC ``session/update`` notification and return its params.
+
+    A message with an ``id`` is a request and is refused. Pass a list as `repairs`
+    to learn of each repair leniency made.
+    """
+    envelope: _Envelope = _rt.attempt(_ENVELOPE_FAST, data)
+    if envelope is not _rt.MISS:
+        _rt.is_request(envelope)
         return envelope["params"]
-    except _rt.ValidationError:
-        pass
-    except RecursionError:
-        raise DecodeError("payload nests too deeply", "$") from None
     message = _rt.load_json(data)
     if not isinstance(message, dict):
         raise DecodeError("a notification must be a JSON object", "$")
+    _rt.is_request(message)
     if message.get("jsonrpc") != "2.0":
         raise DecodeError("Expected `jsonrpc` to be '2.0'", "$.jsonrpc")
     if message.get("method") != "session/update":
         raise DecodeError("Expected `method` to be 'session/update'", "$.method")
     if "params" not in message:
         raise DecodeError("Object missing required field `params`", "$")
-    params: Notify = _rt.convert(message["params"], Notify, "$.params")
+    params: Notify = _rt.convert(message["params"], Notify, "$.params", repairs)
     return params

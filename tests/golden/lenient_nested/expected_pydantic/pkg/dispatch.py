@@ -13,6 +13,8 @@ from .models import (
     Mode,
     Notify,
     SlowMode,
+    UnknownMode,
+    UnknownUpdate,
     Update,
 )
 
@@ -37,6 +39,7 @@ UPDATE_VARIANTS: dict[str, VariantClass] = {
     "mode": (
         FastMode,
         SlowMode,
+        UnknownMode,
     ),
     "items": Items,
 }
@@ -59,17 +62,25 @@ class UpdateHandler:
     def on_items(self, update: Items) -> None:
         """Called for `items` updates."""
 
+    def on_unknown(self, update: UnknownUpdate) -> None:
+        """Called for updates this package does not know."""
+
 
 _HANDLER_METHODS: dict[type[typing.Any], str] = {
     FastMode: "on_mode",
     SlowMode: "on_mode",
+    UnknownMode: "on_mode",
     Items: "on_items",
+    UnknownUpdate: "on_unknown",
 }
 
 
 def dispatch(update: Update, handler: UpdateHandler) -> None:
     """Call the handler method for `update`'s kind, looked up in a table."""
     method = _HANDLER_METHODS.get(type(update))
+    if method is None and len(type(update).__mro__) > 2:
+        # a decoded struct that kept undeclared properties: look up its base class
+        method = _HANDLER_METHODS.get(type(update).__mro__[1])
     if method is None:
         raise TypeError(f"not a Update member: {type(update).__name__}")
     getattr(handler, method)(update)

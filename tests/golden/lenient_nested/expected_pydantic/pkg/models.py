@@ -17,18 +17,20 @@ __all__ = [
     "Mode",
     "Notify",
     "SlowMode",
+    "UnknownMode",
+    "UnknownUpdate",
     "Update",
 ]
 
 
-class FastMode(_rt.Model):
+class FastMode(_rt.OpenModel):
     mode: typing.Literal["fast"] = pydantic.Field("fast", alias="mode")
     session_update: typing.Literal["mode"] | _rt.UNSET = pydantic.Field(
         _rt.UNSET, alias="sessionUpdate"
     )
 
 
-class Items(_rt.Model):
+class Items(_rt.OpenModel):
     """Ends with a quote " and has \"\"\" inside, a backslash \\ , {{ jinja }} and a NUL \x00 byte."""
 
     session_update: typing.Literal["items"] = pydantic.Field("items", alias="sessionUpdate")
@@ -42,11 +44,11 @@ class Items(_rt.Model):
     ]
 
 
-class Notify(_rt.Model):
+class Notify(_rt.OpenModel):
     update: Update
 
 
-class SlowMode(_rt.Model):
+class SlowMode(_rt.OpenModel):
     mode: typing.Literal["slow"] = pydantic.Field("slow", alias="mode")
     session_update: typing.Literal["mode"] | _rt.UNSET = pydantic.Field(
         _rt.UNSET, alias="sessionUpdate"
@@ -54,20 +56,44 @@ class SlowMode(_rt.Model):
     delay_ms: int | _rt.UNSET = pydantic.Field(_rt.UNSET, alias="delayMs")
 
 
+class UnknownMode(_rt.UnknownVariant):
+    """A `Mode` member whose `mode` this package does not know.
+
+    `tag` holds the tag and `raw` the whole payload; encoding writes `raw` back.
+    """
+
+    __slots__ = ()
+    TAG_FIELD: typing.ClassVar[str] = "mode"
+
+
+class UnknownUpdate(_rt.UnknownVariant):
+    """A `Update` member whose `sessionUpdate` this package does not know.
+
+    `tag` holds the tag and `raw` the whole payload; encoding writes `raw` back.
+    """
+
+    __slots__ = ()
+    TAG_FIELD: typing.ClassVar[str] = "sessionUpdate"
+
+
 # Nested union: tagged on `mode` inside the `mode` update.
 if typing.TYPE_CHECKING:
-    Mode: typing.TypeAlias = FastMode | SlowMode
+    Mode: typing.TypeAlias = FastMode | SlowMode | UnknownMode
 else:
     Mode = _rt.tagged_union(
-        "Mode", "mode", {"fast": FastMode, "slow": SlowMode}, unknown=None, default=None
+        "Mode", "mode", {"fast": FastMode, "slow": SlowMode}, unknown=UnknownMode, default=None
     )
 
 
 if typing.TYPE_CHECKING:
-    Update: typing.TypeAlias = Mode | Items
+    Update: typing.TypeAlias = Mode | Items | UnknownUpdate
 else:
     Update = _rt.tagged_union(
-        "Update", "sessionUpdate", {"mode": Mode, "items": Items}, unknown=None, default=None
+        "Update",
+        "sessionUpdate",
+        {"mode": Mode, "items": Items},
+        unknown=UnknownUpdate,
+        default=None,
     )
 
 

@@ -9,10 +9,12 @@ explicit JSON nulls as `None`.
 
 from ._runtime import UNSET, DecodeError, UnsetType
 from .codec import (
+    Repair,
     decode,
     decode_notification,
     decode_update,
     encode,
+    extra_fields,
 )
 from .dispatch import (
     EVENT_VARIANTS,
@@ -44,6 +46,7 @@ __all__ = [
     "JobStatus",
     "JobUpdate",
     "Notify",
+    "Repair",
     "SessionId",
     "TextChunk",
     "UnknownEvent",
@@ -53,4 +56,5 @@ __all__ = [
     "decode_update",
     "dispatch",
     "encode",
+    "extra_fields",
 ]

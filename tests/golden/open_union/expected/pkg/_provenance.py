@@ -8,7 +8,7 @@ options below, so reformatting the schema file does not change it.
 
 GENERATOR = "acp-codegen 0.1.0"
 SCHEMA = "schema.json"
-INPUT_SHA256 = "0e855d3b1734308692cf28ef2932b43dbd0f30dde17a7c27cee65f7ea4a99931"
+INPUT_SHA256 = "94f575e4bb0595d478075108cf71c74b5baa46c8a9d614ac3c76fd3502e571ab"
 OPTIONS = {
     "package": "pkg",
     "roots": [],
@@ -17,4 +17,6 @@ OPTIONS = {
     "formatter": "ruff",
     "line_length": 100,
     "builtin_overlay": True,
+    "closed": [],
+    "keep_unknown_fields": True,
 }

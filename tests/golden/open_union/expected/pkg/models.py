@@ -53,7 +53,7 @@ class JobStatus(
     """Done "quoted" and \\ escaped."""
 
 
-class Chunk(msgspec.Struct, kw_only=True, gc=False):
+class Chunk(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """A streamed piece."""
 
     text: str
@@ -63,7 +63,12 @@ class Chunk(msgspec.Struct, kw_only=True, gc=False):
 
 
 class JobUpdate(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="job_update"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="job_update",
 ):
     """New facts about a job."""
 
@@ -74,7 +79,7 @@ class JobUpdate(
     """A property named like a keyword."""
 
 
-class Notify(msgspec.Struct, kw_only=True, gc=False):
+class Notify(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Params of the notification that carries one event."""
 
     session_id: SessionId = msgspec.field(name="sessionId")
@@ -88,7 +93,12 @@ class Notify(msgspec.Struct, kw_only=True, gc=False):
 
 
 class TextChunk(
-    msgspec.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="text_chunk"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="sessionUpdate",
+    tag="text_chunk",
 ):
     """A piece of text arrived."""
 

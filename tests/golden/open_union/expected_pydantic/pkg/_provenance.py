@@ -8,7 +8,7 @@ options below, so reformatting the schema file does not change it.
 
 GENERATOR = "acp-codegen 0.1.0"
 SCHEMA = "schema.json"
-INPUT_SHA256 = "348bb8b5f6571807d0ca68341d212161f17806e939a4d4f52e7081696c705920"
+INPUT_SHA256 = "5e68e7d37e2a9d7869989dcfaee77da62a51566ca42d6536888099693415ab95"
 OPTIONS = {
     "package": "pkg",
     "roots": [],
@@ -17,4 +17,6 @@ OPTIONS = {
     "formatter": "ruff",
     "line_length": 100,
     "builtin_overlay": True,
+    "closed": [],
+    "keep_unknown_fields": True,
 }

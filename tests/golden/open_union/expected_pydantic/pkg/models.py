@@ -54,7 +54,7 @@ class JobStatus(
     """Done "quoted" and \\ escaped."""
 
 
-class Chunk(_rt.Model):
+class Chunk(_rt.OpenModel):
     """A streamed piece."""
 
     text: str
@@ -63,7 +63,7 @@ class Chunk(_rt.Model):
     ) = _rt.UNSET
 
 
-class JobUpdate(_rt.Model):
+class JobUpdate(_rt.OpenModel):
     """New facts about a job."""
 
     session_update: typing.Literal["job_update"] = pydantic.Field(
@@ -76,7 +76,7 @@ class JobUpdate(_rt.Model):
     """A property named like a keyword."""
 
 
-class Notify(_rt.Model):
+class Notify(_rt.OpenModel):
     """Params of the notification that carries one event."""
 
     session_id: SessionId = pydantic.Field(alias="sessionId")
@@ -88,7 +88,7 @@ class Notify(_rt.Model):
     )
 
 
-class TextChunk(_rt.Model):
+class TextChunk(_rt.OpenModel):
     """A piece of text arrived."""
 
     session_update: typing.Literal["text_chunk"] = pydantic.Field(

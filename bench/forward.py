@@ -1,0 +1,148 @@
+"""Figure 10: what forward compatibility costs, next to the official SDK.
+
+Four messages that strict decoding refuses, each the strict known message of
+figure 7 (a v1 ``tool_call_update`` with content) changed in one place, so all
+are about the same size: an unknown update kind, one undeclared property, a
+``_meta`` of the wrong type, one invalid content item. Each is timed against the
+strict known message (goal: at most 3x its time) and against the official SDK's
+own path on the strict known message (goal: faster). A recursive untagged union
+malformed 14 levels deep must be rejected in under 10 ms.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from . import peers
+from .packages import Workspace, newest
+from .report import Section
+from .timing import Goal, Row, interleave
+
+#: ``Node = anyOf[{child: Node}, {leaf: string}]``, carried by a one-variant union.
+NODE_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$defs": {
+        "Node": {
+            "anyOf": [
+                {
+                    "type": "object",
+                    "properties": {"child": {"$ref": "#/$defs/Node"}},
+                    "required": ["child"],
+                },
+                {
+                    "type": "object",
+                    "properties": {"leaf": {"type": "string"}},
+                    "required": ["leaf"],
+                },
+            ]
+        },
+        "Update": {
+            "oneOf": [
+                {
+                    "type": "object",
+                    "properties": {
+                        "kind": {"type": "string", "const": "tree"},
+                        "root": {"$ref": "#/$defs/Node"},
+                    },
+                    "required": ["kind", "root"],
+                }
+            ]
+        },
+    },
+}
+
+
+def _variant(message: dict[str, Any], update: dict[str, Any]) -> bytes:
+    params = {**message["params"], "update": update}
+    return json.dumps({**message, "params": params}, separators=(",", ":")).encode()
+
+
+def _deep_node(levels: int) -> bytes:
+    node: Any = {"leaf": 5}
+    for _ in range(levels):
+        node = {"child": node}
+    return json.dumps({"kind": "tree", "root": node}).encode()
+
+
+def figure(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Section:
+    pkg = ws.ours("bench_v1", newest("v1"), take_all=True)
+    assert pkg is not None, ws.errors
+    sdk = peers.sdk()
+    strict = next(x for x in lines if b'"tool_call_update"' in x and b'"content":[{' in x)
+    message = json.loads(strict)
+    update = message["params"]["update"]
+    faults = {
+        "unknown update kind": _variant(
+            message, {**update, "sessionUpdate": "_acme_tool_call_upd"}
+        ),
+        "known update, one undeclared field": _variant(message, {**update, "name": "read"}),
+        "`_meta` of the wrong type": _variant(message, {**update, "_meta": "not an object"}),
+        "one invalid array item": _variant(
+            message, {**update, "content": [*update["content"], {"type": "content"}]}
+        ),
+    }
+    decode = pkg.decode_notification
+    for data in faults.values():  # each decodes, and re-encodes what it kept
+        params = decode(data)
+        assert json.loads(pkg.encode(params))["sessionId"] == message["params"]["sessionId"]
+    reps = range(repeat)
+    cases: dict[str, Any] = {"strict known message": lambda: [decode(strict) for _ in reps]}
+    cases["SDK own path, strict known message"] = lambda: [sdk.own_decode(strict) for _ in reps]
+    for label, data in faults.items():
+        cases[label] = lambda data=data: [decode(data) for _ in reps]
+    s = interleave(cases, rounds)
+    fig = "10 forward"
+    rows = []
+    for label in faults:
+        rows.append(
+            Row(
+                fig,
+                f"{label} vs strict known message",
+                s[label],
+                s["strict known message"],
+                Goal("time", 3),
+            )
+        )
+        rows.append(
+            Row(
+                fig,
+                f"{label} vs SDK own path on the known message",
+                s[label],
+                s["SDK own path, strict known message"],
+                Goal("faster", 1),
+            )
+        )
+    sizes = ", ".join(f"{len(d)} B" for d in (strict, *faults.values()))
+    section = Section(f"10. Forward compatibility: one message decoded {repeat} times", s, rows)
+    section.notes.append(f"message sizes (strict, then the four above): {sizes}")
+    with tempfile.TemporaryDirectory() as folder:
+        schema = Path(folder) / "node.json"
+        schema.write_text(json.dumps(NODE_SCHEMA), encoding="utf-8")
+        node = ws.ours("bench_node", schema, take_all=True)
+    assert node is not None, ws.errors
+    deep = _deep_node(14)
+    tree = node.models.Update
+
+    def reject() -> None:
+        try:
+            node.decode(deep, tree)
+        except node.DecodeError:
+            return
+        raise AssertionError("a malformed tree decoded")
+
+    timed = interleave({"recursive untagged union, malformed 14 levels deep": reject}, rounds)
+    s.update(timed)
+    (sample,) = timed.values()
+    section.rows.append(
+        Row(
+            fig,
+            "recursive untagged union malformed 14 levels deep: rejected in",
+            sample,
+            None,
+            Goal("absolute", 0.010),
+        )
+    )
+    return section

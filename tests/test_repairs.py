@@ -1,0 +1,179 @@
+"""Repairs are reported; bad input raises only `DecodeError`; the walker stays linear.
+
+The repair table uses leniency cases of the newest published v1 schema (required
+lenient arrays, lenient optional fields, skipped array items, ``_meta``), on both
+targets; for msgspec each case also runs through the plain walker, so the error-guided
+shortcut and the walk agree on the result and on the repairs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests import corpus
+from tests.conftest import OWN_SCHEMA, GenerateFn
+
+MISSING = "MISSING_VALUE"
+#: (update, [(path, action, original)], the update as re-encoded)
+CASES: list[tuple[dict[str, Any], list[tuple[str, str, Any]], dict[str, Any]]] = [
+    ({"sessionUpdate": "plan", "entries": None},
+     [("$.entries", "defaulted", None)], {"sessionUpdate": "plan", "entries": []}),
+    ({"sessionUpdate": "plan"},
+     [("$.entries", "defaulted", MISSING)], {"sessionUpdate": "plan", "entries": []}),
+    ({"sessionUpdate": "plan", "entries": [
+        {"content": "a", "priority": "high", "status": "pending"}, {"content": 5}]},
+     [("$.entries[1]", "skipped", {"content": 5})],
+     {"sessionUpdate": "plan", "entries": [
+         {"content": "a", "priority": "high", "status": "pending"}]}),
+    ({"sessionUpdate": "available_commands_update", "availableCommands": "oops"},
+     [("$.availableCommands", "defaulted", "oops")],
+     {"sessionUpdate": "available_commands_update", "availableCommands": []}),
+    ({"sessionUpdate": "tool_call_update", "toolCallId": "t", "kind": 5},
+     [("$.kind", "defaulted", 5)], {"sessionUpdate": "tool_call_update", "toolCallId": "t"}),
+    ({"sessionUpdate": "tool_call_update", "toolCallId": "t", "content": [
+        {"type": "content"}, {"type": "terminal", "terminalId": "x"}, 7]},
+     [("$.content[0]", "skipped", {"type": "content"}), ("$.content[2]", "skipped", 7)],
+     {"sessionUpdate": "tool_call_update", "toolCallId": "t",
+      "content": [{"type": "terminal", "terminalId": "x"}]}),
+    ({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"},
+      "_meta": [1], "extra": 0},
+     [("$._meta", "defaulted", [1])],
+     {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"},
+      "extra": 0}),
+    ({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}},
+     [], {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}),
+]
+
+
+@pytest.fixture(scope="module")
+def v1(make_package: GenerateFn, target: str) -> ModuleType:
+    corpus.require()
+    return make_package(corpus.newest(corpus.NEWEST["v1"]), "rep_v1", target=target)
+
+
+def _rows(repairs: list[Any]) -> list[tuple[str, str, Any]]:
+    return [(r.path, r.action, MISSING if repr(r.original) == MISSING else r.original)
+            for r in repairs]
+
+
+@pytest.mark.parametrize(("update", "expected", "encoded"), CASES,
+                         ids=[f"case{i}" for i in range(len(CASES))])
+def test_repair_table(v1: ModuleType, update: dict[str, Any],
+                      expected: list[tuple[str, str, Any]], encoded: dict[str, Any]) -> None:
+    data = json.dumps(update).encode()
+    repairs: list[Any] = []
+    decoded = v1.decode_update(data, repairs=repairs)
+    assert _rows(repairs) == expected
+    assert json.loads(v1.encode(decoded)) == encoded
+    assert v1.decode_update(data) == decoded  # not asking costs nothing and changes nothing
+    message = {"jsonrpc": "2.0", "method": "session/update",
+               "params": {"sessionId": "s", "update": update}}
+    repairs = []
+    v1.decode_notification(json.dumps(message).encode(), repairs=repairs)
+    assert _rows(repairs) == [("$.params.update" + p[1:], a, o) for p, a, o in expected]
+    if hasattr(v1, "_convert"):  # msgspec: the plain walk agrees with the shortcut
+        from importlib import import_module
+
+        walk = import_module(f"{v1.__name__}._walk")
+        walker = walk.Walker(v1._convert.MsgspecLeaves())
+        plain: list[Any] = []
+        walked = walker.convert(json.loads(data), v1.models.SessionUpdate, "$", plain)
+        assert _rows(plain) == expected
+        assert json.loads(v1.encode(walked)) == encoded
+
+
+def test_a_request_is_not_a_notification(v1: ModuleType) -> None:
+    update = {"sessionUpdate": "plan", "entries": []}
+    for params in ({"sessionId": "s", "update": update},
+                   {"sessionId": "s", "update": {**update, "entries": None}}):
+        message = {"jsonrpc": "2.0", "id": 3, "method": "session/update", "params": params}
+        with pytest.raises(v1.DecodeError, match="request"):
+            v1.decode_notification(json.dumps(message).encode())
+
+
+# -- bad input --------------------------------------------------------------------------------
+
+def _deep(levels: int) -> bytes:
+    return ('{"sessionUpdate":"_x","v":' + "[" * levels + "]" * levels + "}").encode()
+
+
+BAD: dict[str, bytes | str] = {
+    "lone surrogate in a str payload": '{"sessionUpdate":"agent_message_chunk",'
+    '"messageId":"m","content":{"type":"text","text":"\ud800"}}',
+    "1e400 in a number field": b'{"sessionUpdate":"usage_update","used":1,"size":2,'
+    b'"cost":{"amount":1e400,"currency":"USD"}}',
+    "NaN in an unknown update": b'{"sessionUpdate":"_x","v":NaN}',
+    "-Infinity in a number field": b'{"sessionUpdate":"usage_update","used":1,"size":2,'
+    b'"cost":{"amount":-Infinity,"currency":"USD"}}',
+    "Infinity in _meta": b'{"sessionUpdate":"agent_message","messageId":"m",'
+    b'"_meta":{"a":Infinity}}',
+    "unknown update nested past the limit": _deep(3000),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_input_raises_decode_error(make_package: GenerateFn, target: str,
+                                       case: str) -> None:
+    pkg = make_package(OWN_SCHEMA, "rep_own", target=target)
+    with pytest.raises(pkg.DecodeError):
+        pkg.decode_update(BAD[case])
+
+
+@pytest.mark.parametrize("levels", [10, 150, 199, 250, 600, 990])
+def test_what_decodes_encodes(make_package: GenerateFn, target: str, levels: int) -> None:
+    """A deep unknown update either decodes and encodes again, or is a DecodeError."""
+    pkg = make_package(OWN_SCHEMA, "rep_own", target=target)
+    try:
+        decoded = pkg.decode_update(_deep(levels))
+    except pkg.DecodeError:
+        assert levels > 150
+        return
+    params = pkg.decode(b'{"sessionId":"s","update":{"sessionUpdate":"_y"}}',
+                        pkg.UpdateSessionNotification)
+    assert json.loads(pkg.encode(decoded)) == json.loads(_deep(levels))
+    assert pkg.encode({"jsonrpc": "2.0", "params": params, "update": decoded})
+
+
+def _node_schema(tmp_path: Path) -> Path:
+    """``Node = anyOf[{child: Node}, {leaf: string}]`` carried by a one-variant update."""
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": {
+            "Node": {"anyOf": [
+                {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node"}},
+                 "required": ["child"]},
+                {"type": "object", "properties": {"leaf": {"type": "string"}},
+                 "required": ["leaf"]},
+            ]},
+            "Update": {"oneOf": [{"type": "object", "properties": {
+                "kind": {"type": "string", "const": "tree"}, "root": {"$ref": "#/$defs/Node"}},
+                "required": ["kind", "root"]}]},
+        },
+    }
+    path = tmp_path / "node.json"
+    path.write_text(json.dumps(schema))
+    return path
+
+
+def test_recursive_untagged_union_is_linear(make_package: GenerateFn, target: str,
+                                             tmp_path: Path) -> None:
+    pkg = make_package(_node_schema(tmp_path), "rep_node", target=target, roots=("Update",))
+
+    def nested(levels: int, bottom: Any) -> bytes:
+        node: Any = bottom
+        for _ in range(levels):
+            node = {"child": node}
+        return json.dumps({"kind": "tree", "root": node}).encode()
+
+    good = pkg.decode(nested(14, {"leaf": "x"}), pkg.models.Update)
+    assert json.loads(pkg.encode(good)) == json.loads(nested(14, {"leaf": "x"}))
+    # Exponential backtracking took over a minute at 12 levels, so 120 would never
+    # finish; the bench times the 14-level case.
+    for levels in (14, 40, 120):
+        with pytest.raises(pkg.DecodeError):
+            pkg.decode(nested(levels, {"leaf": 5}), pkg.models.Update)
