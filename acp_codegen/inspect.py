@@ -20,7 +20,7 @@ import click
 
 from . import ir
 from .accept import Annotations, accept
-from .console import Console, handles_bad_input, output_options
+from .console import Console, handles_bad_input, output_options, overlay_option
 from .semantics import ENTITY, LIVE, PATCH, SNAPSHOT
 
 
@@ -216,13 +216,7 @@ def render_text(summary: dict[str, Any]) -> str:
 @click.option("--root", "roots", multiple=True, help="Also include this definition (repeatable).")
 @click.option("--all", "take_all", is_flag=True, help="Include every definition.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-@click.option(
-    "--overlay",
-    "overlays",
-    multiple=True,
-    type=click.Path(path_type=Path),
-    help="Apply this x-acp-* annotation overlay to the schema (repeatable), as generate does.",
-)
+@overlay_option("the schema, as generate does")
 @click.option(
     "--no-builtin-overlay",
     is_flag=True,

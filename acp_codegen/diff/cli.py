@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from ..console import Console, handles_bad_input, output_options
+from ..console import Console, handles_bad_input, output_options, overlay_option
 from ..emit import write_file
 from ..errors import UsageError
 from . import format as diff_format
@@ -58,13 +58,7 @@ Exit codes: 0 compared (whatever was found); 1 --fail-on found such a change;
     help="Exit 1 when a breaking change (or any change) is found, shown or not.",
 )
 @click.option("--docs", is_flag=True, help="Also report changed descriptions (cosmetic).")
-@click.option(
-    "--overlay",
-    "overlays",
-    multiple=True,
-    type=click.Path(path_type=Path),
-    help="Apply this x-acp-* annotation overlay to both revisions (repeatable).",
-)
+@overlay_option("both revisions")
 @click.option(
     "--changelog",
     is_flag=True,
