@@ -10,6 +10,7 @@ the repository. The result must equal what the source tree generates.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,8 +28,15 @@ SCHEMA = REPO / "schema" / "session_update.schema.json"
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A site folder holding only acp_codegen, installed from a freshly built wheel."""
     work = tmp_path_factory.mktemp("wheel")
+    # Build from a clean copy: setuptools writes build/ and *.egg-info next to the sources,
+    # and a stale build/ in the checkout could hide a file the wheel would miss.
+    source = work / "source"
+    skip = shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", "tests"
+    )
+    shutil.copytree(REPO, source, ignore=skip)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "wheel", str(REPO), "--no-deps", "-w", str(work)], check=True)
+    subprocess.run([*pip, "wheel", str(source), "--no-deps", "-w", str(work)], check=True)
     wheels = list(work.glob("acp_codegen-*.whl"))
     assert len(wheels) == 1, wheels
     site = work / "site"
