@@ -5,7 +5,7 @@ relative file paths to source text. Templates live in the top-level
 ``templates/`` folder (shipped in the wheel as ``acp_codegen/templates``): a
 bare name such as ``models.py.j2`` is looked up in a user's override folder,
 then ``templates/<target>/``, then ``templates/common/``; a name with a folder
-(``msgspec/models.py.j2``, for a template extending another) is taken as is.
+(``common/models.py.j2``, for a template extending another) is taken as is.
 The environment is strict: a missing value is an error (`StrictUndefined`),
 never an empty string. Schema text reaches the output only through the
 `docstring`, `docline`, `comment` and `pystr` filters, which turn any string

@@ -22,6 +22,7 @@ class FieldView:
 class StructView:
     name: str
     doc: str
+    #: What goes between the class's parentheses: its bases and class keywords.
     options: str
     fields: tuple[FieldView, ...]
 

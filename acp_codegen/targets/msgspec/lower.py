@@ -25,6 +25,9 @@ _UNRENAMABLE = re.compile(r'[\\"\x00-\x1f]')
 class MsgspecLowering(Lowering):
     unset = "msgspec.UNSET"
 
+    def library_imports(self) -> tuple[str, ...]:
+        return ("msgspec",)
+
     def number(self, args: dict[str, object]) -> str:
         """A JSON number: an int or a finite float, so integers re-encode as integers."""
         if not args:
@@ -129,7 +132,7 @@ class MsgspecLowering(Lowering):
         # gc=False: decoded JSON cannot form reference cycles, and untracked structs
         # decode faster. Keeping undeclared properties: strict decoding refuses them,
         # so the slow path runs and keeps them (in a subclass with an instance dict).
-        options = ["kw_only=True", "gc=False"]
+        options = ["msgspec.Struct", "kw_only=True", "gc=False"]
         if self.keep_unknown_fields:
             options.append("forbid_unknown_fields=True")
         if node.tag:
