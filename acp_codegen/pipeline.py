@@ -91,9 +91,7 @@ class Job:
         return " ".join(parts)
 
     def annotations(self) -> accept.Annotations:
-        return accept.Annotations(
-            self.overlays, self.builtin_overlay, self.closed_all, self.closed
-        )
+        return accept.Annotations(self.overlays, self.builtin_overlay, self.closed_all, self.closed)
 
     def options(self) -> dict[str, object]:
         """The keys that shape the output (besides the schema), for the provenance hash."""

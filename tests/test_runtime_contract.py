@@ -39,7 +39,8 @@ def used_names(paths: list[Path]) -> set[str]:
             text = "\n".join(
                 node.value
                 for node in ast.walk(tree)
-                if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                if isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
                 and not _is_docstring(tree, node)
             )
         names |= set(_RT.findall(text))

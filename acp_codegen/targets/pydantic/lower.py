@@ -161,6 +161,5 @@ class PydanticLowering(Lowering):
         return FieldView(attr, annotation, default, self.field_doc(field))
 
 
-
 def lower(module: ir.Module, keep_unknown_fields: bool = True) -> View:
     return PydanticLowering(module, keep_unknown_fields).view()
