@@ -24,7 +24,9 @@ _NON_IDENT = re.compile(r"[^0-9A-Za-z_]")
 
 #: Modules the generated files import by name; a class or a struct attribute with one of
 #: these names would shadow the module for the code after it.
-GENERATED_MODULES = frozenset({"enum", "typing", "msgspec", "pydantic", "typing_extensions"})
+GENERATED_MODULES = frozenset(
+    {"enum", "typing", "typing_extensions", "msgspec", "pydantic", "annotated_types"}
+)
 # The generated package's API besides its model classes and variant tables, by module.
 # `package_view` is the one place that turns these into imports and ``__all__`` lists.
 #: Re-exported from the copied runtime (see `target.RUNTIME_CONTRACT`).

@@ -151,3 +151,58 @@ def test_templates_take_public_names_from_the_package_view() -> None:
                 checked += 1
                 assert "{{" in line or line.rstrip().endswith("["), where
     assert checked >= 3
+
+
+def test_no_generated_name_can_shadow_a_module_the_package_imports() -> None:
+    """Every module a target's generated code imports is reserved, so a property named
+    after it (``annotated_types``) becomes ``annotated_types_`` instead of hiding it."""
+    import re
+
+    from acp_codegen.targets import TARGETS
+
+    root = Path(__file__).resolve().parent.parent / "templates"
+    imported = set()
+    for template in root.rglob("*.j2"):
+        imported |= set(re.findall(r"^import (\w+)$", template.read_text(), re.MULTILINE))
+    for target in TARGETS.values():
+        imported |= set(target.modules)
+    assert imported >= {"enum", "typing", "msgspec", "pydantic", "annotated_types"}
+    assert imported <= naming.GENERATED_MODULES, imported - naming.GENERATED_MODULES
+    assert naming.attribute("annotated_types") == "annotated_types_"
+
+
+SHADOWING = {
+    "$defs": {
+        "N": {
+            "type": "object",
+            "x-method": "session/update",
+            "x-side": "client",
+            "properties": {
+                "annotated_types": {"type": "string"},
+                "pydantic": {"type": "string"},
+                "x": {"type": "integer", "minimum": 0},
+                "update": {"$ref": "#/$defs/U"},
+            },
+            "required": ["update"],
+        },
+        "U": {
+            "anyOf": [
+                {"type": "object", "properties": {"kind": {"const": "a"}}, "required": ["kind"]}
+            ]
+        },
+    }
+}
+
+
+def test_property_named_like_an_imported_module(make_package, target, tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    schema = tmp_path_factory.mktemp("shadow") / "s.json"
+    schema.write_text(json.dumps(SHADOWING), encoding="utf-8")
+    pkg = make_package(schema, "shadowing_modules", target=target)
+    ok = b'{"annotated_types": "s", "pydantic": "p", "x": 3, "update": {"kind": "a"}}'
+    value = pkg.decode(ok, pkg.N)
+    assert (value.annotated_types_, value.pydantic_, value.x) == ("s", "p", 3)
+    assert json.loads(pkg.encode(value)) == json.loads(ok)
+    with pytest.raises(pkg.DecodeError):
+        pkg.decode(ok.replace(b'"x": 3', b'"x": -3'), pkg.N)

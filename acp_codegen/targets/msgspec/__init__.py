@@ -8,6 +8,7 @@ from .lower import lower
 TARGET = Target(
     "msgspec",
     lower,
+    modules=("msgspec",),
     runtime_extras=(
         "EXTRAS_SEEN",
         "RawEnvelope",

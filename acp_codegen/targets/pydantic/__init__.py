@@ -9,6 +9,7 @@ TARGET = Target(
     "pydantic",
     lower,
     requires=("pydantic", "pydantic"),
+    modules=("pydantic", "annotated_types"),
     # pydantic builds nested model schemas recursively and fails well before msgspec does.
     max_model_chain=32,
     runtime_extras=(
