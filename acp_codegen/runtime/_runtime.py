@@ -24,6 +24,7 @@ from ._convert import (
     dec_hook,
     enc_hook,
     encode_value,
+    error_at,
     extra_fields,
 )
 from ._unions import (
@@ -53,11 +54,13 @@ __all__ = [
     "UnknownVariant",
     "UnsetType",
     "attempt",
+    "first_try",
     "convert",
     "dec_hook",
     "decode",
     "enc_hook",
     "encode_value",
+    "error_at",
     "extra_fields",
     "is_request",
     "lenient",
@@ -114,10 +117,17 @@ MISS: Any = object()
 def attempt(strict: Callable[[bytes | str], Any], data: bytes | str) -> Any:
     """Run a strict decoder on `data`: its result, or `MISS` when the payload does not
     match the type; malformed JSON and runaway nesting are a `DecodeError`."""
+    result = first_try(strict, data)
+    return MISS if type(result) is msgspec.ValidationError else result
+
+
+def first_try(strict: Callable[[bytes | str], Any], data: bytes | str) -> Any:
+    """Like `attempt`, but returns the `msgspec.ValidationError` itself, whose path the
+    slow path starts its repairs from (see `error_at`)."""
     try:
         return strict(data)
-    except msgspec.ValidationError:
-        return MISS
+    except msgspec.ValidationError as exc:
+        return exc
     except msgspec.DecodeError as exc:
         raise DecodeError(f"invalid JSON: {exc}", "") from None
     except RecursionError:
@@ -149,15 +159,16 @@ def decode(
 ) -> Any:
     """Decode `data` as `tp`: strictly at msgspec speed, else through the slow path,
     which appends each repair it makes to `repairs` when given."""
-    result = attempt(fast, data)
-    if result is not MISS:
+    result = first_try(fast, data)
+    if type(result) is not msgspec.ValidationError:
         return result
     nested = _nested_fast(tp)
     if nested is not None:
-        result = attempt(nested, data)
-        if result is not MISS:
-            return result
-    return convert(parse_json(data), tp, "$", repairs, tried=nested is None)
+        found = attempt(nested, data)
+        if found is not MISS:
+            return found
+        return convert(parse_json(data), tp, "$", repairs)
+    return convert(parse_json(data), tp, "$", repairs, tried=True, hint=error_at(result))
 
 
 def is_request(message: Any) -> None:
@@ -189,6 +200,15 @@ class RawEnvelope:
                 fields.append((info.name, field_type))
             else:
                 fields.append((info.name, field_type, info.default))
+        #: Whether the update's union has variants that are unions themselves, which strict
+        #: decoding of the whole message cannot read: only then is this pass worth trying.
+        (update,) = (f for f in msgspec.structs.fields(params) if f.name == update_attr)
+        self.nested = _nested_fast(update.type) is not None
+        spec = union_spec(update.type)
+        #: Where strict decoding points when the update's tag is one this package does not
+        #: know (see `error_at`): that update needs no second strict attempt.
+        self._unknown_at = None if spec is None else ["params", update.encode_name, spec.tag_field]
+        self._update_type = update.type
         rename = {f.name: f.encode_name for f in msgspec.structs.fields(params)}
         raw_params = msgspec.defstruct(
             "RawParams",
@@ -215,7 +235,20 @@ class RawEnvelope:
         self._update_attr = update_attr
         self._decode_update = decode_update
 
-    def __call__(self, data: bytes | str, repairs: list[Repair] | None = None) -> Any:
+    def takes(self, hint: Any) -> bool:
+        """Whether this pass is the cheaper one for a message whose strict decode failed
+        at `hint` (see `error_at`): an update of an unknown kind."""
+        return (
+            hint is not None
+            and hint is not MISS
+            and hint[1] == "bad_value"
+            and hint[0] == self._unknown_at
+        )
+
+    def __call__(
+        self, data: bytes | str, repairs: list[Repair] | None = None, unknown: bool = False
+    ) -> Any:
+        """The params, or `MISS`; `unknown` says the update's kind is not known."""
         envelope = attempt(self._decode, data)
         if envelope is MISS:
             return MISS
@@ -224,7 +257,11 @@ class RawEnvelope:
         raw = envelope.params
         found: list[Repair] | None = None if repairs is None else []
         try:
-            update = self._decode_update(getattr(raw, self._update_attr), found)
+            raw_update = getattr(raw, self._update_attr)
+            if unknown:
+                update = convert(parse_json(raw_update), self._update_type, "$", found, tried=True)
+            else:
+                update = self._decode_update(raw_update, found)
         except DecodeError as exc:
             raise DecodeError(exc.message, "$.params.update" + exc.path[1:]) from None
         if found:

@@ -88,10 +88,11 @@ def decode_notification(data: bytes | str, repairs: list[Repair] | None = None) 
     A message with an ``id`` is a request and is refused. Pass a list as `repairs`
     to learn of each repair leniency made.
     """
+    error: typing.Any = None
     try:
         envelope = _ENVELOPE_FAST(data)
-    except msgspec.ValidationError:
-        pass
+    except msgspec.ValidationError as exc:
+        error = exc
     except msgspec.DecodeError as exc:
         raise DecodeError(f"invalid JSON: {exc}", "") from None
     except RecursionError:
@@ -103,10 +104,14 @@ def decode_notification(data: bytes | str, repairs: list[Repair] | None = None) 
             _rt.is_request({"id": envelope.id})
         params: Notify = envelope.params
         return params
-    result = _ENVELOPE_RAW(data, repairs)
-    if result is not _rt.MISS:
-        params = result
-        return params
+    hint = None if error is None else _rt.error_at(error)
+    unknown = _ENVELOPE_RAW.takes(hint)
+    if unknown or _ENVELOPE_RAW.nested:
+        result = _ENVELOPE_RAW(data, repairs, unknown)
+        if result is not _rt.MISS:
+            params = result
+            return params
+        hint = None
     message = _rt.parse_json(data)
     if not isinstance(message, dict):
         raise DecodeError("a notification must be a JSON object", "$")
@@ -117,5 +122,5 @@ def decode_notification(data: bytes | str, repairs: list[Repair] | None = None) 
         raise DecodeError("Expected `method` to be 'session/update'", "$.method")
     if "params" not in message:
         raise DecodeError("Object missing required field `params`", "$")
-    converted: Notify = _rt.convert(message["params"], Notify, "$.params", repairs)
-    return converted
+    converted: _Envelope = _rt.convert(message, _Envelope, "$", repairs, tried=True, hint=hint)
+    return converted.params
