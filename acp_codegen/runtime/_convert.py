@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ._base import DecodeError, OpenIntEnum, OpenStrEnum, UnknownVariant, json_type
+from ._base import DecodeError, UnknownVariant
 from ._guided import GuidedWalker
 from ._unions import ShapeUnion, TaggedUnion, find_extra, union_spec
 from ._walk import MISS, Field, Leaves
@@ -34,15 +34,8 @@ EXTRAS_SEEN = [False]
 
 
 def dec_hook(tp: type[Any], obj: Any) -> Any:
-    """msgspec decode hook for open enums and shape unions (one decoder per type, cached).
-
-    A known enum value is answered here, without a further call: strict decoding of
-    every message with an enum in it comes through this line."""
-    known = _KNOWN.get(tp)
-    if known is not None and type(obj) is known[0]:
-        found = known[1].get(obj)
-        if found is not None:
-            return found
+    """msgspec decode hook for shape unions (one decoder per type, cached). Open enums
+    need none: msgspec reads them natively (see `_runtime.OpenStrEnum`)."""
     decode = _HOOKS.get(tp)
     if decode is None:
         decode = _HOOKS[tp] = _hook_for(tp)
@@ -50,24 +43,9 @@ def dec_hook(tp: type[Any], obj: Any) -> Any:
 
 
 _HOOKS: dict[type[Any], Callable[[Any], Any]] = {}
-#: open enum type -> (its JSON type, {known value: the one shared instance of it})
-_KNOWN: dict[type[Any], tuple[type[Any], dict[Any, Any]]] = {}
 
 
 def _hook_for(tp: type[Any]) -> Callable[[Any], Any]:
-    if issubclass(tp, OpenStrEnum | OpenIntEnum):
-        base = str if issubclass(tp, OpenStrEnum) else int
-        # Known values decode to one shared instance each: no allocation per message.
-        interned = {value: tp(value) for value in tp.KNOWN}
-        _KNOWN[tp] = (base, interned)
-
-        def enum_value(obj: Any) -> Any:
-            if type(obj) is not base:
-                raise TypeError(f"Expected `{base.__name__}`, got `{json_type(obj)}`")
-            found = interned.get(obj)
-            return found if found is not None else tp(obj)
-
-        return enum_value
     if issubclass(tp, ShapeUnion):
 
         def shape(obj: Any) -> Any:
@@ -84,12 +62,8 @@ def _hook_for(tp: type[Any]) -> Callable[[Any], Any]:
 
 def enc_hook(obj: Any) -> Any:
     """msgspec encode hook: unknown variants write their raw payload back."""
-    if isinstance(obj, str):  # an open enum: the only str subclass in a package
-        return str.__str__(obj)
     if isinstance(obj, UnknownVariant):
         return obj.raw
-    if isinstance(obj, OpenIntEnum):
-        return int(obj)
     raise NotImplementedError(f"cannot encode {type(obj).__name__}")
 
 
@@ -124,8 +98,8 @@ def _plain(obj: Any) -> Any:
         return [_plain(v) for v in obj]
     if type(obj) is dict:
         return {k: _plain(v) for k, v in obj.items()}
-    if isinstance(obj, UnknownVariant | OpenStrEnum | OpenIntEnum):
-        return enc_hook(obj)
+    if isinstance(obj, UnknownVariant):
+        return obj.raw
     return obj
 
 

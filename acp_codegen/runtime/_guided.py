@@ -132,7 +132,7 @@ class GuidedWalker(Walker):
                 if len(self._routes) >= _ROUTES_KEPT:
                     self._routes.clear()
                 self._routes[key] = route
-        segments, kind, prop = where
+        segments, _, prop = where
         nodes = [work]
         cur = work
         kinds = route.kinds
@@ -293,9 +293,12 @@ class GuidedWalker(Walker):
         if at >= last:
             return MISS
         if how == "default":
-            if field.on_error is self.leaves.unset and field.required:
-                if not _is_array(self.leaves, field.type):
-                    return MISS
+            if (
+                field.on_error is self.leaves.unset
+                and field.required
+                and not _is_array(self.leaves, field.type)
+            ):
+                return MISS
         elif kinds[at] is not list:
             return MISS
         return found._replace(action=how, at=at, field=field)
