@@ -196,6 +196,10 @@ SHORTCUT: list[dict[str, Any]] = [
     {"sessionUpdate": "tool_call_update", "toolCallId": "t", "kind": 5, "content": [
         {"type": "_acme", "a": 1}], "name": "n"},
     {"sessionUpdate": "_acme_update", "toolCallId": "t"},
+    {"sessionUpdate": "tool_call_update", "toolCallId": "t", "name": "n", "other": 2,
+     "content": [{"type": "terminal", "terminalId": "x", "deep": 1}]},
+    {"sessionUpdate": "tool_call_update", "toolCallId": "t", "name": "n",
+     "content": [{"type": "terminal", "terminalId": "x"}, {"type": "_acme"}, {"type": 5}]},
 ]
 
 

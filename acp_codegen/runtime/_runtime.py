@@ -199,21 +199,26 @@ def first_try(strict: Callable[[bytes | str], Any], data: bytes | str) -> Any:
         return strict(data)
     except msgspec.ValidationError as exc:
         return exc
-    except msgspec.DecodeError as exc:
-        raise DecodeError(f"invalid JSON: {exc}", "") from None
-    except RecursionError:
-        raise DecodeError("payload nests too deeply", "$") from None
-    except UnicodeError:
-        raise DecodeError("invalid JSON: text is not valid Unicode", "") from None
+    except (msgspec.DecodeError, RecursionError, UnicodeError) as exc:
+        raise _unreadable(exc) from None
 
 
 def parse_json(data: bytes | str) -> Any:
     """`data` as untyped JSON values, for the slow path; a number beyond a double is an
     error, since it could not be written back."""
-    value = first_try(_GENERIC, data)
-    if type(value) is msgspec.ValidationError:
-        raise DecodeError(f"invalid JSON: {value}", "") from None
-    return value
+    try:
+        return _GENERIC(data)
+    except (msgspec.DecodeError, RecursionError, UnicodeError) as exc:
+        raise _unreadable(exc) from None
+
+
+def _unreadable(exc: Exception) -> DecodeError:
+    """The `DecodeError` for JSON that cannot be read at all."""
+    if isinstance(exc, RecursionError):
+        return DecodeError("payload nests too deeply", "$")
+    if isinstance(exc, UnicodeError):
+        return DecodeError("invalid JSON: text is not valid Unicode", "")
+    return DecodeError(f"invalid JSON: {exc}", "")
 
 
 _GENERIC: Callable[[bytes | str], Any] = msgspec.json.Decoder().decode
@@ -275,7 +280,10 @@ class RawEnvelope:
         spec = union_spec(update.type)
         #: Where strict decoding points when the update's tag is one this package does not
         #: know (see `error_at`): that update needs no second strict attempt.
-        self._unknown_at = None if spec is None else ["params", update.encode_name, spec.tag_field]
+        #: Where strict decoding points when the update's tag is one this package does not
+        #: know (see `error_at`): for that update this pass is the cheaper one, and it
+        #: needs no second strict attempt (the caller compares, to save a call).
+        self.unknown_at = None if spec is None else ["params", update.encode_name, spec.tag_field]
         self._update_type = update.type
         rename = {f.name: f.encode_name for f in msgspec.structs.fields(params)}
         raw_params = msgspec.defstruct(
@@ -302,16 +310,6 @@ class RawEnvelope:
         self._names = params.__struct_fields__
         self._update_attr = update_attr
         self._decode_update = decode_update
-
-    def takes(self, hint: Any) -> bool:
-        """Whether this pass is the cheaper one for a message whose strict decode failed
-        at `hint` (see `error_at`): an update of an unknown kind."""
-        return (
-            hint is not None
-            and hint is not MISS
-            and hint[1] == "bad_value"
-            and hint[0] == self._unknown_at
-        )
 
     def __call__(
         self, data: bytes | str, repairs: list[Repair] | None = None, unknown: bool = False

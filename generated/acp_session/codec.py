@@ -108,8 +108,10 @@ def decode_notification(
             _rt.is_request({"id": envelope.id})
         params: UpdateSessionNotification = envelope.params
         return params
-    hint = None if error is None else _rt.error_at(error)
-    unknown = _ENVELOPE_RAW.takes(hint)
+    hint = _rt.error_at(error)
+    unknown = (
+        hint is not _rt.MISS and hint[0] == _ENVELOPE_RAW.unknown_at and hint[1] == "bad_value"
+    )
     if unknown or _ENVELOPE_RAW.nested:
         result = _ENVELOPE_RAW(data, repairs, unknown)
         if result is not _rt.MISS:
@@ -119,7 +121,8 @@ def decode_notification(
     message = _rt.parse_json(data)
     if not isinstance(message, dict):
         raise DecodeError("a notification must be a JSON object", "$")
-    _rt.is_request(message)
+    if "id" in message:
+        _rt.is_request(message)
     if message.get("jsonrpc") != "2.0":
         raise DecodeError("Expected `jsonrpc` to be '2.0'", "$.jsonrpc")
     if message.get("method") != "session/update":

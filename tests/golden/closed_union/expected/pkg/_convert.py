@@ -215,7 +215,7 @@ class MsgspecLeaves(Leaves):
 
     def __init__(self) -> None:
         self._safe: dict[int, tuple[Any, bool]] = {}
-        self._placeholders: dict[int, tuple[TaggedUnion, Any]] = {}
+        self._placeholders: dict[int, tuple[Any, Any]] = {}
 
     def try_strict(self, obj: Any, tp: Any) -> Any:
         try:
@@ -244,17 +244,24 @@ class MsgspecLeaves(Leaves):
         held.setdefault(EXTRA_ATTR, {}).update(extra)
         return obj
 
-    def placeholder(self, spec: TaggedUnion) -> Any:
-        """An instance of a struct member of tagged union `spec`, which strict conversion
-        passes through as it is (its fields are not meant to be read); `MISS` if none."""
+    def kept_as(self, values: dict[str, Any], cls: Any, extra: dict[str, Any]) -> Any:
+        """JSON object `values` converted strictly straight into the `_with_extras` class
+        of struct `cls`, holding `extra`; `MISS` when it does not convert."""
+        obj = self.try_strict(values, _with_extras(cls))
+        if obj is not MISS:
+            obj.__dict__[EXTRA_ATTR] = extra
+            EXTRAS_SEEN[0] = True
+        return obj
+
+    def placeholder(self, spec: TaggedUnion | type[Any]) -> Any:
+        """An instance of struct `spec` (or of a struct member of tagged union `spec`),
+        which strict conversion passes through as it is (its fields are not meant to be
+        read); `MISS` if there is none."""
         found = self._placeholders.get(id(spec))
         if found is None or found[0] is not spec:
+            members = [spec] if isinstance(spec, type) else spec.variants.values()
             member = next(
-                (
-                    v
-                    for v in spec.variants.values()
-                    if isinstance(v, type) and issubclass(v, msgspec.Struct)
-                ),
+                (v for v in members if isinstance(v, type) and issubclass(v, msgspec.Struct)),
                 None,
             )
             instance = MISS

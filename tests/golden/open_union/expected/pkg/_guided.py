@@ -59,6 +59,45 @@ class GuidedWalker(Walker):
         # every level of a deep walk would cost more than the walk.
         return depth <= 2 and (plan[0] == _MODEL or (plan[0] == _LIST and type(obj) is list))
 
+    def convert(
+        self,
+        obj: Any,
+        tp: Any,
+        path: str = "$",
+        repairs: list[Repair] | None = None,
+        strict: bool = False,
+        tried: bool = False,
+        hint: Any = None,
+    ) -> Any:
+        if hint is not None and hint is not MISS and not strict:
+            # A fault met before, on a route planned then: fix it and convert, in one go.
+            route = self._routes.get((id(tp), path, id(hint)))
+            if route is not None and route.tp is tp and route.where is hint:
+                value = self._quick(route, obj, repairs)
+                if value is not MISS:
+                    return value
+        return super().convert(obj, tp, path, repairs, strict, tried, hint)
+
+    def _quick(self, route: _Route, obj: Any, repairs: list[Repair] | None) -> Any:
+        """`obj` with the one fault `route` plans for fixed, or `MISS` if there are more."""
+        nodes = _nodes(route, obj)
+        if nodes is None:
+            return MISS
+        local: list[Any] = []
+        extras: list[_Put] = []
+        where = route.where
+        work = self._act(route, obj, nodes, where[0], where[2], local, extras, {})
+        if work is MISS:
+            return MISS
+        value, where = self.leaves.strict_error(work, route.tp)  # type: ignore[attr-defined]
+        if where is not None:
+            return MISS
+        if extras:
+            value = self._put(value, extras)
+        if repairs is not None and local:
+            repairs.extend(r for r in local if type(r) is Repair)
+        return value
+
     def guided(self, obj: Any, tp: Any, path: str, call: _Call, trail: list[Any]) -> Any:
         work, local = obj, list[Any]()
         # what to put in place once the value converts: (segments, attributes to follow
@@ -136,27 +175,10 @@ class GuidedWalker(Walker):
                 if len(self._routes) >= _ROUTES_KEPT:
                     self._routes.clear()
                 self._routes[key] = route
-        segments, _, prop = where
-        nodes = [work]
-        cur = work
-        kinds = route.kinds
-        for i in range(len(kinds) - 1):
-            segment = segments[i]
-            if type(cur) is not kinds[i]:
-                return MISS
-            if type(cur) is dict:
-                if segment not in cur:
-                    return MISS
-            elif segment >= len(cur):
-                return MISS
-            cur = cur[segment]
-            nodes.append(cur)
-        if type(cur) is not kinds[-1]:
+        nodes = _nodes(route, work)
+        if nodes is None:
             return MISS
-        for i, tag_field, tag in route.tags:
-            if nodes[i].get(tag_field, _ABSENT) != tag:
-                return MISS
-        return self._act(route, work, nodes, segments, prop, local, extras, index_maps)
+        return self._act(route, work, nodes, where[0], where[2], local, extras, index_maps)
 
     def _act(
         self,
@@ -175,10 +197,22 @@ class GuidedWalker(Walker):
         if action == "kept":
             if prop is None or prop not in cur:
                 return MISS
-            extras.append((segments[:at], route.attrs[:at], {prop: cur[prop]}, None))
             local.append(_KEPT)
             kept = dict(cur)
-            del kept[prop]
+            extra = {prop: kept.pop(prop)}
+            # Converted here straight into a struct that keeps the property, with a
+            # placeholder for the whole conversion, unless something else is wrong inside.
+            leaves: Any = self.leaves
+            inside = segments[:at]
+            if any(e[0][:at] == inside for e in extras):  # kept or placed at or below
+                direct = MISS
+            else:
+                direct = leaves.kept_as(kept, route.field, extra)
+            placeholder = MISS if direct is MISS else leaves.placeholder(route.field)
+            if placeholder is not MISS:
+                extras.append((inside, route.attrs[:at], None, direct))
+                return self._replace(work, nodes, segments, at, placeholder, index_maps)
+            extras.append((inside, route.attrs[:at], extra, None))
             return self._replace(work, nodes, segments, at, kept, index_maps)
         if action == "missing":
             local.append(Repair(f"{route.paths[at]}.{prop}", "defaulted", MISSING_VALUE, []))
@@ -212,7 +246,7 @@ class GuidedWalker(Walker):
         fallback = field.on_error
         if fallback is self.leaves.unset and field.required:
             fallback = []
-        local.append(Repair(f"{route.paths[at]}.{slot}", "defaulted", original, fallback))
+        local.append(Repair(route.paths[at + 1], "defaulted", original, fallback))
         replaced = segments[: at + 1]  # undeclared properties kept below go too
         extras[:] = [e for e in extras if e[0][: at + 1] != replaced]
         if fallback is self.leaves.unset:
@@ -286,7 +320,7 @@ class GuidedWalker(Walker):
             plan = self._plan(tp)
         found = _Route(top, where, (*kinds,), (*tags,), (*paths,), (*attrs,), "", 0, None)
         if kind == "unknown_field" and plan[0] == _MODEL and plan[5] and type(cur) is dict:
-            return found._replace(action="kept", at=last)
+            return found._replace(action="kept", at=last, field=tp)
         if kind == "missing_field" and plan[0] == _MODEL:
             field = plan[6].get(key)
             if field is not None and field.lenient and _is_array(self.leaves, field.type):
@@ -425,7 +459,8 @@ class _Route(NamedTuple):
     action: str
     #: the index on the path of the value the action changes
     at: int
-    #: the lenient field, or the tagged union of an unknown member
+    #: the lenient field, the tagged union of an unknown member, or the struct type that
+    #: keeps an undeclared property
     field: Any
 
 
@@ -436,6 +471,32 @@ _ABSENT: Any = object()
 _ROUTES_KEPT = 256
 #: Plan kinds `_fix` steps through without resolving anything.
 _PLAIN = (_MODEL, _LIST, _MAP, _LEAF)
+
+
+def _nodes(route: _Route, work: Any) -> list[Any] | None:
+    """The values along `route`'s path in `work`, or None where `work` does not match
+    the JSON kinds and tags the route was planned for."""
+    segments = route.where[0]
+    nodes = [work]
+    cur = work
+    kinds = route.kinds
+    for i in range(len(kinds) - 1):
+        segment = segments[i]
+        if type(cur) is not kinds[i]:
+            return None
+        if type(cur) is dict:
+            if segment not in cur:
+                return None
+        elif segment >= len(cur):
+            return None
+        cur = cur[segment]
+        nodes.append(cur)
+    if type(cur) is not kinds[-1]:
+        return None
+    for i, tag_field, tag in route.tags:
+        if nodes[i].get(tag_field, _ABSENT) != tag:
+            return None
+    return nodes
 
 
 def _index_map(index_maps: dict[int, tuple[list[Any], list[int]]], items: list[Any]) -> list[int]:
