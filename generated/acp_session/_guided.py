@@ -86,7 +86,7 @@ class GuidedWalker(Walker):
         local: list[Any] = []
         extras: list[_Put] = []
         where = route.where
-        work = self._act(route, obj, nodes, where[0], where[2], local, extras, {})
+        work = self._act(route, obj, nodes, where[0], where[2], local, extras, None)
         if work is MISS:
             return MISS
         value, where = self.leaves.strict_error(work, route.tp)  # type: ignore[attr-defined]
@@ -189,9 +189,10 @@ class GuidedWalker(Walker):
         prop: str | None,
         local: list[Any],
         extras: list[_Put],
-        index_maps: dict[int, tuple[list[Any], list[int]]],
+        index_maps: dict[int, tuple[list[Any], list[int]]] | None,
     ) -> Any:
-        """Apply the fix `route` plans to `work`, whose values along the path are `nodes`."""
+        """Apply the fix `route` plans to `work`, whose values along the path are `nodes`.
+        `index_maps` is None when this is the only fault (no skipped items to track)."""
         action, at = route.action, route.at
         cur = nodes[at]
         if action == "kept":
@@ -233,14 +234,17 @@ class GuidedWalker(Walker):
         if action == "skip":
             if extras:
                 return MISS  # (an undeclared property kept below would move with the index)
-            original_map = _index_map(index_maps, container)
-            item_path = f"{route.paths[at]}[{original_map[slot]}]"
-            local.append(Repair(item_path, "skipped", container[slot], None))
             kept_items = container[:slot] + container[slot + 1 :]
-            index_maps[id(kept_items)] = (
-                kept_items,
-                original_map[:slot] + original_map[slot + 1 :],
-            )
+            if index_maps is None:  # one fault: indices are the original ones
+                item_path = route.paths[at + 1]
+            else:
+                original_map = _index_map(index_maps, container)
+                item_path = f"{route.paths[at]}[{original_map[slot]}]"
+                index_maps[id(kept_items)] = (
+                    kept_items,
+                    original_map[:slot] + original_map[slot + 1 :],
+                )
+            local.append(Repair(item_path, "skipped", container[slot], None))
             return self._replace(work, nodes, segments, at, kept_items, index_maps)
         original = container[slot]
         fallback = field.on_error
@@ -426,14 +430,15 @@ class GuidedWalker(Walker):
         segments: list[Any],
         depth: int,
         value: Any,
-        index_maps: dict[int, tuple[list[Any], list[int]]],
+        index_maps: dict[int, tuple[list[Any], list[int]]] | None,
     ) -> Any:
         """`work` with `nodes[depth]` replaced by `value`, copying each container above it."""
         for i in range(depth - 1, -1, -1):
             container = nodes[i]
             if type(container) is list:
                 copied: Any = list(container)
-                index_maps[id(copied)] = (copied, _index_map(index_maps, container))
+                if index_maps is not None:
+                    index_maps[id(copied)] = (copied, _index_map(index_maps, container))
             else:
                 copied = dict(container)
             copied[segments[i]] = value

@@ -92,11 +92,12 @@ def decode_notification(
     A message with an ``id`` is a request and is refused. Pass a list as `repairs`
     to learn of each repair leniency made.
     """
-    error: typing.Any = None
     try:
         envelope = _ENVELOPE_FAST(data)
     except msgspec.ValidationError as exc:
-        error = exc
+        # Read here: a local holding the exception would hold its traceback, whose frame
+        # holds the local, a cycle only the garbage collector frees.
+        hint = _rt.error_at(exc)
     except msgspec.DecodeError as exc:
         raise DecodeError(f"invalid JSON: {exc}", "") from None
     except RecursionError:
@@ -108,7 +109,6 @@ def decode_notification(
             _rt.is_request({"id": envelope.id})
         params: UpdateSessionNotification = envelope.params
         return params
-    hint = _rt.error_at(error)
     unknown = (
         hint is not _rt.MISS and hint[0] == _ENVELOPE_RAW.unknown_at and hint[1] == "bad_value"
     )
