@@ -14,15 +14,18 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Literal
 
-from . import idioms, ir, naming
+from . import idioms, ir, limits, naming
 from .errors import SchemaError, join_pointer
+from .limits import ANNOTATION_PREFIX
 from .load import REF_PREFIX, LoadedSchema, iter_refs
 from .typeexprs import TypeExprBuilder
 from .unions import UnionBuilder
 
 UPDATE_METHOD = "session/update"
 MethodKind = Literal["request", "response", "notification"]
-ANNOTATION_PREFIX = "x-acp-"
+#: Refuse union variants whose bodies are built inside one another deeper than this (a
+#: property `$ref` names its target without building it, so only variant bodies nest).
+MAX_BODY_DEPTH = 64
 
 
 def select_roots(loaded: LoadedSchema, roots: tuple[str, ...], take_all: bool) -> list[str]:
@@ -61,7 +64,9 @@ def closure(loaded: LoadedSchema, names: list[str]) -> list[str]:
 
 def build(loaded: LoadedSchema, roots: tuple[str, ...] = (), take_all: bool = False) -> ir.Module:
     """Build the IR for the selected definitions and everything they reference."""
-    return Builder(loaded).run(closure(loaded, select_roots(loaded, roots, take_all)))
+    names = closure(loaded, select_roots(loaded, roots, take_all))
+    limits.check(loaded.defs, names, loaded.source)
+    return Builder(loaded).run(names)
 
 
 def annotations_of(schema: Any) -> tuple[ir.Annotation, ...]:
@@ -167,9 +172,14 @@ class Builder:
         py = self.class_names[def_name]
         if py in self.defs or def_name in self.absorbed or def_name in self.in_progress:
             return py
-        self.in_progress.add(def_name)
         schema = self.loaded.defs[def_name]
         pointer = join_pointer("/$defs", def_name)
+        if len(self.in_progress) >= MAX_BODY_DEPTH:
+            raise self.error(
+                f"union variants nest through their bodies deeper than {MAX_BODY_DEPTH} levels",
+                pointer,
+            )
+        self.in_progress.add(def_name)
         node = self.definition(py, schema if isinstance(schema, dict) else {}, pointer)
         self.in_progress.discard(def_name)
         if node is not None and def_name not in self.absorbed:
@@ -387,4 +397,4 @@ def _method_kind(def_name: str, count: int) -> MethodKind:
     return "request"
 
 
-__all__ = ["build", "closure", "select_roots", "REF_PREFIX"]
+__all__ = ["ANNOTATION_PREFIX", "build", "closure", "select_roots", "REF_PREFIX"]

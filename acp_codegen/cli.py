@@ -24,70 +24,108 @@ from .cli_diff import diff_command
 from .config import NamedJob, Overrides
 from .console import EXIT_STALE, Console, handles_bad_input, output_options
 from .errors import UsageError
+from .format import LINE_LENGTH, LINE_LENGTHS
 from .inspect import inspect_command
-from .pipeline import FORMATTERS, generate
+from .pipeline import FORMATTERS, TARGETS, generate
 
 __all__ = ["job_options", "main"]
 
-_options = [
-    click.option(
-        "--job",
-        "job_names",
-        multiple=True,
-        metavar="NAME",
-        help="Run only this configured job (repeatable).",
-    ),
-    click.option(
-        "--config",
-        "config_path",
-        type=click.Path(path_type=Path, dir_okay=False),
-        help="Read jobs from this TOML file instead of the nearest pyproject.toml.",
-    ),
-    click.option("--schema", type=click.Path(path_type=Path), help="JSON Schema file to read."),
-    click.option("--out", type=click.Path(path_type=Path), help="Package directory to write."),
-    click.option("--package", help="Dotted name the package is imported as."),
-    click.option(
-        "--root", "roots", multiple=True, help="Also generate this definition (repeatable)."
-    ),
-    click.option("--all", "take_all", is_flag=True, help="Generate every definition."),
-    click.option(
-        "--overlay",
-        "overlays",
-        multiple=True,
-        type=click.Path(path_type=Path),
-        help="Apply this x-acp-* annotation overlay to the schema (repeatable).",
-    ),
-    click.option("--target", help="Code generation target (default: msgspec)."),
-    click.option(
-        "--closed",
-        "closed_all",
-        is_flag=True,
-        help="Keep the schema's own openness: unions and enums it closes reject unknown values.",
-    ),
-    click.option(
-        "--closed-type",
-        "closed",
-        multiple=True,
-        metavar="NAME",
-        help="Keep the schema's own openness for this union or enum only (repeatable).",
-    ),
-    click.option(
-        "--drop-unknown-fields",
-        is_flag=True,
-        help="Drop undeclared object properties on decode instead of keeping them.",
-    ),
-    click.option(
-        "--formatter",
-        type=click.Choice(FORMATTERS),
-        help="Format the output with the pinned ruff (default), or leave it as rendered.",
-    ),
-]
+
+def _options(verb: str) -> list[Callable[[Callable[..., Any]], Callable[..., Any]]]:
+    """The job flags; `verb` says what happens to ``--out`` ("write" or "compare with")."""
+    return [
+        click.option(
+            "--job",
+            "job_names",
+            multiple=True,
+            metavar="NAME",
+            help="Run only this configured job (repeatable). [default: every job]",
+        ),
+        click.option(
+            "--config",
+            "config_path",
+            type=click.Path(path_type=Path, dir_okay=False),
+            help="Read jobs from this TOML file. [default: the nearest pyproject.toml]",
+        ),
+        click.option("--schema", type=click.Path(path_type=Path), help="JSON Schema file to read."),
+        click.option(
+            "--out",
+            type=click.Path(path_type=Path),
+            help=f"Package directory to {verb}. [default: the job's out key, else "
+            "generated/<last part of --package>]",
+        ),
+        click.option(
+            "--package",
+            help="Dotted name the package is imported as. [default: the job's package key, "
+            "else the last part of --out]",
+        ),
+        click.option(
+            "--root",
+            "roots",
+            multiple=True,
+            metavar="DEF",
+            help="Also generate this definition (repeatable).",
+        ),
+        click.option("--all", "take_all", is_flag=True, help="Generate every definition."),
+        click.option(
+            "--overlay",
+            "overlays",
+            multiple=True,
+            type=click.Path(path_type=Path),
+            help="Apply this x-acp-* annotation overlay to the schema (repeatable); "
+            "replaces the built-in overlay.",
+        ),
+        click.option(
+            "--no-builtin-overlay",
+            is_flag=True,
+            help="Do not annotate a published schema with the built-in v1/v2 overlay "
+            "(the package then has no SessionState).",
+        ),
+        click.option(
+            "--target",
+            type=click.Choice(tuple(TARGETS)),
+            help="Model library of the package. [default: msgspec]",
+        ),
+        click.option(
+            "--closed",
+            "closed_all",
+            is_flag=True,
+            help="Keep the schema's own openness: unions and enums it closes reject unknown "
+            "values. [default: every union and enum open]",
+        ),
+        click.option(
+            "--closed-type",
+            "closed",
+            multiple=True,
+            metavar="NAME",
+            help="Keep the schema's own openness for this union or enum only (repeatable).",
+        ),
+        click.option(
+            "--drop-unknown-fields",
+            is_flag=True,
+            help="Drop undeclared object properties on decode instead of keeping them.",
+        ),
+        click.option(
+            "--formatter",
+            type=click.Choice(FORMATTERS),
+            help="Format with the pinned ruff, with black (pip install 'acp-codegen[black]'), "
+            "or not at all. [default: ruff]",
+        ),
+        click.option(
+            "--line-length",
+            type=click.IntRange(LINE_LENGTHS.start, LINE_LENGTHS.stop - 1),
+            help=f"Line length the formatter keeps to. [default: {LINE_LENGTH}]",
+        ),
+    ]
 
 
-def job_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    for option in reversed(_options):
-        func = option(func)
-    return func
+def job_options(verb: str = "write") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(_options(verb)):
+            func = option(func)
+        return func
+
+    return decorate
 
 
 def _jobs(kwargs: dict[str, Any]) -> list[NamedJob]:
@@ -103,19 +141,29 @@ def _jobs(kwargs: dict[str, Any]) -> list[NamedJob]:
         closed_all=kwargs["closed_all"],
         closed=kwargs["closed"],
         drop_unknown_fields=kwargs["drop_unknown_fields"],
+        line_length=kwargs["line_length"],
+        no_builtin_overlay=kwargs["no_builtin_overlay"],
     )
     loaded = config.load(kwargs["config_path"])
     return config.select(loaded, kwargs["job_names"], flags)
 
 
-def _generate_all(jobs: list[NamedJob], console: Console) -> list[tuple[NamedJob, dict[str, str]]]:
-    """Generate every job in memory, in order, before any of them is written."""
+Result = tuple[NamedJob, dict[str, str], list[str]]
+
+
+def _generate_all(jobs: list[NamedJob], console: Console) -> list[Result]:
+    """Generate every job in memory, in order, before any of them is written.
+
+    Each result carries the job's notes (a package without `SessionState`, and why),
+    printed once the job is written or checked, so a failed run prints only its error.
+    """
     results = []
     for index, named in enumerate(jobs, 1):
         console.progress(index, len(jobs), f"{named.name}: {named.job.schema}")
         started = time.perf_counter()
+        notes: list[str] = []
         try:
-            files = generate(named.job)
+            files = generate(named.job, notes)
         except UsageError as exc:
             if len(jobs) > 1:
                 raise UsageError(f"job {named.name!r}: {exc}") from None
@@ -125,21 +173,33 @@ def _generate_all(jobs: list[NamedJob], console: Console) -> list[tuple[NamedJob
             f"(package {named.job.package}, target {named.job.target}, "
             f"{len(files)} files, {time.perf_counter() - started:.2f}s)"
         )
-        results.append((named, files))
+        results.append((named, files, notes))
     console.done()
     return results
 
 
-_EPILOG = """\b
+_CONFIG = """\b
 Configuration: [tool.acp-codegen] in the nearest pyproject.toml, e.g.
   [tool.acp-codegen]
   schema = "schema/acp.json"
   out = "src/my_app/_vendor/acp"
   package = "my_app._vendor.acp"
+Flags override the keys of every job they apply to.
 """
+_EXIT_GENERATE = """\b
+Exit codes: 0 written; 2 bad input (one line on stderr, nothing written).
+With --check: 0 up to date, 1 stale."""
+_EXIT_CHECK = """\b
+Exit codes: 0 up to date; 1 stale or not generated yet (the diff is on stdout);
+2 bad input (one line on stderr)."""
+_EXIT_ALL = """\b
+Exit codes: 0 success; 1 stale (check), or a change found (diff --fail-on);
+2 bad input: one line on stderr, no traceback."""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=_EPILOG)
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"]}, epilog=_CONFIG + "\n" + _EXIT_ALL
+)
 @click.version_option(__version__, "-V", "--version", prog_name="acp-codegen")
 @output_options
 def main() -> None:
@@ -154,12 +214,17 @@ def main() -> None:
     """
 
 
-@main.command("generate")
-@job_options
+@main.command("generate", epilog=_CONFIG + "\n" + _EXIT_GENERATE)
+@job_options("write")
 @click.option("--check", is_flag=True, help="Compare instead of writing; exit 1 when stale.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Also delete files in the output folder that acp-codegen did not write.",
+)
 @output_options
 @handles_bad_input
-def generate_command(check: bool, **kwargs: Any) -> None:
+def generate_command(check: bool, force: bool, **kwargs: Any) -> None:
     """Generate packages from schemas: every configured job, or the one the flags describe.
 
     \b
@@ -174,13 +239,17 @@ def generate_command(check: bool, **kwargs: Any) -> None:
     if check:
         _check(results, console)
         return
-    for named, files in results:
-        emit.write_tree(named.job.out, files)
+    for named, files, _notes in results:  # refuse before any job is written
+        emit.check_writable(named.job.out, files, force)
+    for named, files, notes in results:
+        emit.write_tree(named.job.out, files, force)
         console.info(f"wrote {len(files)} files to {named.job.out}", fg="green")
+        for note in notes:
+            console.warn(note)
 
 
-@main.command("check")
-@job_options
+@main.command("check", epilog=_CONFIG + "\n" + _EXIT_CHECK)
+@job_options("compare with")
 @output_options
 @handles_bad_input
 def check_command(**kwargs: Any) -> None:
@@ -196,10 +265,20 @@ def check_command(**kwargs: Any) -> None:
     _check(_generate_all(_jobs(kwargs), console), console)
 
 
-def _check(results: list[tuple[NamedJob, dict[str, str]]], console: Console) -> None:
+def _check(results: list[Result], console: Console) -> None:
     stale = 0
-    for named, files in results:
+    for named, files, _notes in results:
         job = named.job
+        state = emit.tree_state(job.out)
+        if state == "foreign":
+            raise UsageError(
+                f"{job.out} was not made by acp-codegen (it has files but no {emit.MARKER}); "
+                "check compares only generated packages: point --out at one"
+            )
+        if state == "missing":
+            stale += 1
+            console.notice(f"{job.out} does not exist yet. Run: {job.regenerate_command()}")
+            continue
         diff = emit.diff_tree(job.out, files)
         if not diff:
             console.info(f"{job.out} is up to date", fg="green")

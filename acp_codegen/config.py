@@ -13,10 +13,11 @@ ways::
     out = "src/my_app/_vendor/acp_v1"
 
 Keys of a job: ``schema`` and ``out`` (required), ``package`` (defaults to the
-last part of ``out``), ``target``, ``formatter``, ``roots``, ``all`` and
-``overlays`` (files adding ``x-acp-*`` annotations), ``closed`` (``true``, or a
-list of union and enum names that keep the schema's own openness instead of being
-open) and ``keep_unknown_fields`` (``false`` drops undeclared properties). Paths are relative to the
+last part of ``out``), ``target``, ``formatter``, ``line_length``, ``roots``,
+``all``, ``overlays`` (files adding ``x-acp-*`` annotations), ``builtin_overlay``
+(false turns off the built-in v1/v2 overlay), ``closed`` (``true``, or a list of
+union and enum names that keep the schema's own openness instead of being open)
+and ``keep_unknown_fields`` (``false`` drops undeclared properties). Paths are relative to the
 pyproject.toml that holds them. Command-line flags override the keys of every
 selected job. Every mistake is a `UsageError` whose one line names the file,
 the table and the key.
@@ -32,13 +33,23 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
-from .pipeline import FORMATTERS, Job, check_package_name
+from .format import LINE_LENGTH, LINE_LENGTHS
+from .pipeline import FORMATTERS, Job, check_package_name, package_name_problem
 
 TABLE = "tool.acp-codegen"
 #: What ``Job`` headers record for a job that comes from the configuration unchanged.
 CONFIG_COMMAND = "acp-codegen generate"
 _STR_KEYS = ("schema", "out", "package", "target", "formatter")
-JOB_KEYS = (*_STR_KEYS, "roots", "all", "overlays", "closed", "keep_unknown_fields")
+JOB_KEYS = (
+    *_STR_KEYS,
+    "line_length",
+    "roots",
+    "all",
+    "overlays",
+    "builtin_overlay",
+    "closed",
+    "keep_unknown_fields",
+)
 
 
 @dataclass(frozen=True)
@@ -64,6 +75,8 @@ class Overrides:
     closed_all: bool = False
     closed: tuple[str, ...] = ()
     drop_unknown_fields: bool = False
+    line_length: int | None = None
+    no_builtin_overlay: bool = False
 
     def any(self) -> bool:
         return any(
@@ -79,6 +92,8 @@ class Overrides:
                 self.closed_all,
                 self.closed,
                 self.drop_unknown_fields,
+                self.line_length,
+                self.no_builtin_overlay,
             )
         )
 
@@ -181,19 +196,30 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
     keep = entry.get("keep_unknown_fields", True)
     if not isinstance(keep, bool):
         raise UsageError(f"{label} key 'keep_unknown_fields' must be true or false")
+    builtin_overlay = entry.get("builtin_overlay", True)
+    if not isinstance(builtin_overlay, bool):
+        raise UsageError(f"{label} key 'builtin_overlay' must be true or false")
     formatter = entry.get("formatter", "ruff")
     if formatter not in FORMATTERS:
         raise UsageError(
             f"{label} key 'formatter' must be one of {', '.join(FORMATTERS)}, not {formatter!r}"
         )
+    line_length = entry.get("line_length", LINE_LENGTH)
+    if type(line_length) is not int or line_length not in LINE_LENGTHS:
+        raise UsageError(
+            f"{label} key 'line_length' must be a whole number from {LINE_LENGTHS.start} "
+            f"to {LINE_LENGTHS.stop - 1}, not {line_length!r}"
+        )
     out = base / entry["out"]
     package = entry.get("package", out.name)
-    try:
-        check_package_name(package)
-    except UsageError:
+    problem = package_name_problem(package)
+    if problem is not None and "package" in entry:
+        raise UsageError(f"{label} key 'package' {problem}: {package!r}")
+    if problem is not None:
         raise UsageError(
-            f"{label} key 'package' is not a dotted Python name: {package!r}"
-        ) from None
+            f"{label} has no key 'package', and the name taken from key 'out' "
+            f"({entry['out']!r} -> {package!r}) {problem}; add a package key"
+        )
     return Job(
         schema=base / entry["schema"],
         out=out,
@@ -202,10 +228,12 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
         take_all=take_all,
         target=entry.get("target", "msgspec"),
         formatter=formatter,
+        line_length=line_length,
         overlays=tuple(base / o for o in overlays),
         closed_all=closed is True,
         closed=tuple(closed) if isinstance(closed, list) else (),
         keep_unknown_fields=keep,
+        builtin_overlay=builtin_overlay,
         command=CONFIG_COMMAND,
     )
 
@@ -244,7 +272,7 @@ def override(job: Job, flags: Overrides) -> Job:
     if not flags.any():
         return job
     out = flags.out or job.out
-    package = flags.package or (out.name if flags.out else job.package)
+    package = flags.package or (derived_package(out) if flags.out else job.package)
     return replace(
         job,
         schema=flags.schema or job.schema,
@@ -254,10 +282,12 @@ def override(job: Job, flags: Overrides) -> Job:
         take_all=flags.take_all or job.take_all,
         target=flags.target or job.target,
         formatter=flags.formatter or job.formatter,
+        line_length=flags.line_length or job.line_length,
         overlays=flags.overlays or job.overlays,
         closed_all=flags.closed_all or job.closed_all,
         closed=flags.closed or job.closed,
         keep_unknown_fields=job.keep_unknown_fields and not flags.drop_unknown_fields,
+        builtin_overlay=job.builtin_overlay and not flags.no_builtin_overlay,
         command="",
     )
 
@@ -270,7 +300,7 @@ def job_from_flags(flags: Overrides) -> Job:
         )
     package = flags.package
     out = flags.out or Path("generated") / (package or "acp_session").rsplit(".", 1)[-1]
-    package = package or out.name
+    package = package or derived_package(out)
     return Job(
         flags.schema,
         out,
@@ -279,11 +309,25 @@ def job_from_flags(flags: Overrides) -> Job:
         flags.take_all,
         target=flags.target or "msgspec",
         formatter=flags.formatter or "ruff",
+        line_length=flags.line_length or LINE_LENGTH,
         overlays=flags.overlays,
         closed_all=flags.closed_all,
         closed=flags.closed,
         keep_unknown_fields=not flags.drop_unknown_fields,
+        builtin_overlay=not flags.no_builtin_overlay,
     )
+
+
+def derived_package(out: Path) -> str:
+    """The package name a job without ``--package`` takes from the last part of ``--out``."""
+    try:
+        check_package_name(out.name)
+    except UsageError:
+        raise UsageError(
+            f"package name {out.name!r}, taken from --out {out.as_posix()}, is not a dotted "
+            "Python name; pass --package NAME"
+        ) from None
+    return out.name
 
 
 def _relative_base(folder: Path, cwd: Path) -> Path:

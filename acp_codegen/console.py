@@ -10,6 +10,7 @@ expected failure into one line on stderr and exit code 2.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable
 from functools import wraps
@@ -22,6 +23,16 @@ from .errors import SchemaError, UsageError
 EXIT_STALE = 1
 EXIT_BAD_INPUT = 2
 _META = "acp_codegen.verbosity."
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def safe(text: str) -> str:
+    """`text` with every control character but newline and tab written as ``\\u00XX``,
+    so schema text (titles, names, paths) can never send an escape sequence to a
+    terminal. The spelling is a JSON escape too, so JSON output stays valid."""
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def color_enabled(stream: TextIO) -> bool:
@@ -79,21 +90,27 @@ class Console:
     def info(self, message: str, fg: str | None = None) -> None:
         if self.verbosity >= 1:
             self._end_progress()
-            click.echo(click.style(message, fg=fg), color=self.out_color)
+            click.echo(click.style(safe(message), fg=fg), color=self.out_color)
 
     def detail(self, message: str) -> None:
         if self.verbosity >= 2:
             self._end_progress()
-            click.echo(click.style(message, dim=True), err=True, color=self.err_color)
+            click.echo(click.style(safe(message), dim=True), err=True, color=self.err_color)
+
+    def warn(self, message: str) -> None:
+        """A line on stderr about the result (not an error); ``--quiet`` drops it."""
+        if self.verbosity >= 1:
+            self._end_progress()
+            click.echo(click.style(message, fg="yellow"), err=True, color=self.err_color)
 
     def notice(self, message: str, fg: str = "yellow") -> None:
         """A line on stderr that even ``--quiet`` keeps (a stale package)."""
         self._end_progress()
-        click.echo(click.style(message, fg=fg), err=True, color=self.err_color)
+        click.echo(click.style(safe(message), fg=fg), err=True, color=self.err_color)
 
     def output(self, text: str) -> None:
         """Plain machine-readable output on stdout; printed at every verbosity."""
-        click.echo(text, nl=not text.endswith("\n"), color=False)
+        click.echo(safe(text), nl=not text.endswith("\n"), color=False)
 
     def diff(self, text: str) -> None:
         if self.verbosity < 1 or not text:
@@ -109,7 +126,7 @@ class Console:
                 fg = "red"
             elif line.startswith("@@"):
                 fg = "cyan"
-            body = line.rstrip("\n")
+            body = safe(line.rstrip("\n"))
             click.echo(
                 click.style(body, fg=fg) if fg else body,
                 nl=line.endswith("\n"),
@@ -123,7 +140,7 @@ class Console:
         """
         if total < 2 or self.verbosity < 1:
             return
-        text = f"[{index}/{total}] {label}"
+        text = safe(f"[{index}/{total}] {label}")
         if self.stderr.isatty():
             click.echo(f"\r\x1b[2K{text}", nl=False, err=True)
             self._progress_open = True
@@ -142,7 +159,7 @@ class Console:
 def fail(message: str) -> None:
     """Print one error line on stderr and exit 2."""
     stderr = click.get_text_stream("stderr")
-    click.echo(click.style(message, fg="red"), err=True, color=color_enabled(stderr))
+    click.echo(click.style(safe(message), fg="red"), err=True, color=color_enabled(stderr))
     sys.exit(EXIT_BAD_INPUT)
 
 

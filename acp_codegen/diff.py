@@ -16,7 +16,7 @@ definitions to compare, and a `Report` that `diff_format` renders.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import build, ir, load
@@ -55,13 +55,24 @@ class Report:
     changes: tuple[Change, ...]
     #: A short description of every definition a change names ("struct", ...).
     labels: dict[str, str]
+    #: The severities `only` kept; empty when every change is shown.
+    shown: tuple[Severity, ...] = ()
 
     def count(self, level: Severity) -> int:
         return sum(1 for c in self.changes if c.severity == level)
 
+    def only(self, levels: tuple[Severity, ...]) -> Report:
+        """The report with just the changes of `levels` (``--severity``)."""
+        if not levels:
+            return self
+        kept = tuple(c for c in self.changes if c.severity in levels)
+        ordered = tuple(level for level in SEVERITIES if level in levels)
+        return replace(self, changes=kept, shown=ordered)
+
 
 def compare(old: ir.Module, new: ir.Module, docs: bool = False) -> tuple[Change, ...]:
-    """Every semantic change from `old` to `new`, in a stable order."""
+    """Every semantic change from `old` to `new`: breaking first, then additive, then
+    cosmetic; within each, by type (the method table last) and member."""
     old_defs = {d.name: d for d in old.defs}
     new_defs = {d.name: d for d in new.defs}
     renames = find_renames(
@@ -97,9 +108,9 @@ def compare(old: ir.Module, new: ir.Module, docs: bool = False) -> tuple[Change,
         sorted(
             set(walker.changes),
             key=lambda c: (
+                order[c.severity],
                 c.type == METHODS,
                 c.type,
-                order[c.severity],
                 c.member,
                 c.kind,
                 c.old or "",

@@ -39,6 +39,9 @@ class Change:
     old: str | None
     new: str | None
     message: str
+    #: What the user's code touches: ``Class.attribute``, ``Enum.CONSTANT``, a variant's
+    #: class; "" for the type itself and for method-table entries.
+    python: str = ""
 
     @property
     def severity(self) -> Severity:
@@ -104,7 +107,14 @@ class DefComparer:
         self.changes: list[Change] = []
 
     def emit(
-        self, kind: str, group: str, member: str, old: object, new: object, message: str
+        self,
+        kind: str,
+        group: str,
+        member: str,
+        old: object,
+        new: object,
+        message: str,
+        python: str = "",
     ) -> None:
         self.changes.append(
             Change(
@@ -114,6 +124,7 @@ class DefComparer:
                 None if old is None else str(old),
                 None if new is None else str(new),
                 message,
+                python,
             )
         )
 
@@ -151,13 +162,16 @@ class DefComparer:
             for kind, _, was, now, message in member_changes("value.member", before, after):
                 self.emit(kind, new.name, "", was, now, message)
 
-    def doc(self, group: str, member: str, old: str, new: str) -> None:
+    def doc(self, group: str, member: str, old: str, new: str, python: str = "") -> None:
         if self.docs and old.strip() != new.strip():
-            self.emit("doc.changed", group, member, old, new, "description changed")
+            self.emit("doc.changed", group, member, old, new, "description changed", python)
 
-    def value(self, group: str, member: str, old: ir.TypeExpr, new: ir.TypeExpr) -> None:
+    def value(
+        self, group: str, member: str, old: ir.TypeExpr, new: ir.TypeExpr, python: str = ""
+    ) -> None:
         for kind, where, before, after, message in compare_value(old, new, self.aliases):
-            self.emit(kind, group, member + where, before, after, message)
+            shown = python + where if python else ""
+            self.emit(kind, group, member + where, before, after, message, shown)
 
     def annotations(
         self,
@@ -165,16 +179,15 @@ class DefComparer:
         member: str,
         old: tuple[ir.Annotation, ...],
         new: tuple[ir.Annotation, ...],
+        python: str = "",
     ) -> None:
         before, after = annotation_map(old), annotation_map(new)
         for key in sorted(before.keys() | after.keys()):
-            if key not in after:
-                self.emit("annotation.removed", group, member, before[key], None, f"{key} removed")
-            elif key not in before:
-                self.emit("annotation.added", group, member, None, after[key], f"{key} added")
-            elif before[key] != after[key]:
-                message = f"{key} changed"
-                self.emit("annotation.changed", group, member, before[key], after[key], message)
+            was, now = before.get(key), after.get(key)
+            if was == now:
+                continue
+            verb = "removed" if now is None else "added" if was is None else "changed"
+            self.emit(f"annotation.{verb}", group, member, was, now, f"{key} {verb}", python)
 
     def openness(
         self, prefix: str, group: str, was_open: bool, is_open: bool, opened: str, closed: str
@@ -208,28 +221,35 @@ class DefComparer:
             state = "required" if before[wire].required else "optional"
             shown = describe(self.rn(before[wire].type))
             message = f"{state} field removed"
-            self.emit(f"field.removed_{state}", new.name, wire, shown, None, message)
+            attr = f"{new.name}.{before[wire].attr}"
+            self.emit(f"field.removed_{state}", new.name, wire, shown, None, message, attr)
         for wire in came:
             state = "required" if after[wire].required else "optional"
             shown = describe(after[wire].type)
             message = f"{state} field added ({shown})"
-            self.emit(f"field.added_{state}", new.name, wire, None, shown, message)
+            attr = f"{new.name}.{after[wire].attr}"
+            self.emit(f"field.added_{state}", new.name, wire, None, shown, message, attr)
         for f_old, f_new in pairs:
             self.field(new.name, f_old, f_new)
 
     def field(self, group: str, old: ir.Field, new: ir.Field) -> None:
         wire = new.wire
+        attr = f"{group}.{new.attr}"
         if old.wire != new.wire:
-            message = f"wire name renamed from {old.wire!r}"
-            self.emit("field.renamed", group, wire, old.wire, new.wire, message)
+            message = (
+                f"wire name renamed from {old.wire!r}; the attribute is unchanged"
+                if old.attr == new.attr
+                else f"renamed from {group}.{old.attr} (wire {old.wire!r})"
+            )
+            self.emit("field.renamed", group, wire, old.wire, new.wire, message, attr)
         if old.required != new.required:
             now, was = ("required", "optional") if new.required else ("optional", "required")
-            self.emit(f"field.now_{now}", group, wire, was, now, f"now {now}")
-        self.value(group, wire, self.rn(old.type), new.type)
+            self.emit(f"field.now_{now}", group, wire, was, now, f"now {now}", attr)
+        self.value(group, wire, self.rn(old.type), new.type, attr)
         if old.default != new.default:
             shown = [None if d is ir.NO_DEFAULT else as_json(d) for d in (old.default, new.default)]
             message = f"default {shown[0] or 'none'} -> {shown[1] or 'none'}"
-            self.emit("field.default_changed", group, wire, shown[0], shown[1], message)
+            self.emit("field.default_changed", group, wire, shown[0], shown[1], message, attr)
         for flag, was_set, is_set in (
             ("default-on-error", old.default_on_error, new.default_on_error),
             ("skip-invalid-items", old.skip_invalid_items, new.skip_invalid_items),
@@ -243,9 +263,10 @@ class DefComparer:
                     flag if was_set else None,
                     flag if is_set else None,
                     f"x-deserialize-{flag} {verb}",
+                    attr,
                 )
-        self.annotations(group, wire, old.annotations, new.annotations)
-        self.doc(group, wire, old.doc, new.doc)
+        self.annotations(group, wire, old.annotations, new.annotations, attr)
+        self.doc(group, wire, old.doc, new.doc, attr)
 
     # -- tagged unions ----------------------------------------------------------------------
     def union(self, old: ir.TaggedUnion, new: ir.TaggedUnion) -> None:
@@ -270,16 +291,16 @@ class DefComparer:
             gone, came, lambda t: self.rname(before[t].target), lambda t: after[t].target
         )
         for was, now in renamed:
-            message = f"tag renamed from {was!r} ({after[now].target})"
-            self.emit("union.tag_renamed", group, now, was, now, message)
+            message = f"tag renamed from {was!r}"
+            self.emit("union.tag_renamed", group, now, was, now, message, after[now].target)
             pairs.append((before[was], after[now]))
         for tag in gone:
-            target = self.rname(before[tag].target)
-            self.emit("union.variant_removed", group, tag, target, None, "variant removed")
+            target = self.rname(before[tag].target) or ""
+            message = "variant removed"
+            self.emit("union.variant_removed", group, tag, target, None, message, target)
         for tag in came:
             target = after[tag].target
-            message = f"variant added ({target})"
-            self.emit("union.variant_added", group, tag, None, target, message)
+            self.emit("union.variant_added", group, tag, None, target, "variant added", target)
         for v_old, v_new in pairs:
             self.variant(group, v_old, v_new)
         self.union_default(old, new)
@@ -289,9 +310,11 @@ class DefComparer:
         target = self.rname(old.target)
         if target != new.target:
             message = f"now decodes to {new.target} instead of {target}"
-            self.emit("union.variant_retargeted", group, new.tag, target, new.target, message)
-        self.annotations(group, new.tag, old.annotations, new.annotations)
-        self.doc(group, new.tag, old.doc, new.doc)
+            self.emit(
+                "union.variant_retargeted", group, new.tag, target, new.target, message, new.target
+            )
+        self.annotations(group, new.tag, old.annotations, new.annotations, new.target)
+        self.doc(group, new.tag, old.doc, new.doc, new.target)
 
     def union_default(self, old: ir.TaggedUnion, new: ir.TaggedUnion) -> None:
         before = (self.rname(old.default_variant), old.default_tag)
@@ -330,27 +353,26 @@ class DefComparer:
         for was, now in pair_by(
             gone, came, lambda v: before[v].const_name, lambda v: after[v].const_name
         ):
-            message = f"value renamed from {was!r} ({after[now].const_name})"
-            self.emit("enum.value_renamed", group, str(now), str(was), str(now), message)
+            message = f"value renamed from {was!r}"
+            const = f"{group}.{after[now].const_name}"
+            self.emit("enum.value_renamed", group, str(now), str(was), str(now), message, const)
             pairs.append((was, now))
         for value in gone:
             const = before[value].const_name
-            self.emit("enum.value_removed", group, str(value), const, None, "value removed")
+            python = f"{group}.{const}"
+            self.emit("enum.value_removed", group, str(value), const, None, "value removed", python)
         for value in came:
             const = after[value].const_name
-            message = f"value added ({const})"
-            self.emit("enum.value_added", group, str(value), None, const, message)
+            python = f"{group}.{const}"
+            self.emit("enum.value_added", group, str(value), None, const, "value added", python)
         for was, now in pairs:
-            if before[was].const_name != after[now].const_name:
-                self.emit(
-                    "enum.constant_renamed",
-                    group,
-                    str(now),
-                    before[was].const_name,
-                    after[now].const_name,
-                    f"constant renamed to {after[now].const_name}",
-                )
-            self.doc(group, str(now), before[was].doc, after[now].doc)
+            old_const, new_const = before[was].const_name, after[now].const_name
+            python = f"{group}.{new_const}"
+            if old_const != new_const:
+                message = f"constant renamed from {group}.{old_const}"
+                kind = "enum.constant_renamed"
+                self.emit(kind, group, str(now), old_const, new_const, message, python)
+            self.doc(group, str(now), before[was].doc, after[now].doc, python)
 
     # -- methods ----------------------------------------------------------------------------
     def methods(self, old: tuple[ir.Method, ...], new: tuple[ir.Method, ...]) -> None:

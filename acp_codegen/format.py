@@ -1,20 +1,28 @@
-"""Stage 5, format: run the pinned ruff formatter over rendered sources.
+"""Stage 5, format: run the chosen formatter over rendered sources.
 
-Takes ``relative path -> source`` and returns the same mapping formatted. All
-files go through one ``ruff format`` process in a scratch directory, with
-``--isolated`` so no configuration on the user's machine changes the bytes.
+Takes ``relative path -> source`` and returns the same mapping formatted with
+``ruff`` (the default; the pinned ruff, one ``ruff format`` process over a scratch
+directory, ``--isolated`` so no configuration on the user's machine changes the
+bytes), ``black`` (the optional extra ``acp-codegen[black]``, run in process with
+its defaults), or ``none`` (the rendered text as is). Both formatters get the job's
+line length and Python 3.11 as the target, so one job always gives the same bytes.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from .errors import SchemaError
+from .errors import SchemaError, UsageError
 
+#: ``ruff`` runs the pinned ruff; ``black`` needs the ``black`` extra; ``none`` formats nothing.
+FORMATTERS = ("ruff", "black", "none")
 LINE_LENGTH = 100
+#: The line lengths a job may ask for.
+LINE_LENGTHS = range(40, 321)
 
 
 def ruff_binary() -> str:
@@ -23,11 +31,46 @@ def ruff_binary() -> str:
     return str(find_ruff_bin())
 
 
-def format_sources(files: dict[str, str]) -> dict[str, str]:
+def require(formatter: str) -> None:
+    """Raise a one-line `UsageError` unless `formatter` can run here."""
+    if formatter not in FORMATTERS:
+        raise UsageError(f"unknown formatter {formatter!r} (available: {', '.join(FORMATTERS)})")
+    if formatter == "black" and importlib.util.find_spec("black") is None:
+        raise UsageError(
+            "--formatter black needs black, which is not installed: "
+            "pip install 'acp-codegen[black]' (or choose --formatter ruff)"
+        )
+
+
+def format_sources(
+    files: dict[str, str], formatter: str = "ruff", line_length: int = LINE_LENGTH
+) -> dict[str, str]:
     """Format every ``*.py`` entry; other entries pass through unchanged."""
+    require(formatter)
     py = {path: text for path, text in files.items() if path.endswith(".py")}
-    if not py:
+    if not py or formatter == "none":
         return dict(files)
+    formatted = _black(py, line_length) if formatter == "black" else _ruff(py, line_length)
+    return {**files, **formatted}
+
+
+def _black(py: dict[str, str], line_length: int) -> dict[str, str]:
+    import black
+    from black.mode import TargetVersion
+
+    mode = black.Mode(target_versions={TargetVersion.PY311}, line_length=line_length)
+    out = {}
+    for path, text in py.items():
+        try:
+            out[path] = black.format_str(text, mode=mode)
+        except Exception as exc:  # black raises its own InvalidInput and friends
+            raise SchemaError(
+                f"generated code did not format (a generator bug): {path}: {exc}"
+            ) from None
+    return out
+
+
+def _ruff(py: dict[str, str], line_length: int) -> dict[str, str]:
     with tempfile.TemporaryDirectory(prefix="acp-codegen-fmt-") as scratch:
         root = Path(scratch)
         for path, text in py.items():
@@ -39,7 +82,7 @@ def format_sources(files: dict[str, str]) -> dict[str, str]:
             "format",
             "--isolated",
             "--no-cache",
-            f"--line-length={LINE_LENGTH}",
+            f"--line-length={line_length}",
             "--target-version=py311",
             "--quiet",
             ".",
@@ -51,10 +94,7 @@ def format_sources(files: dict[str, str]) -> dict[str, str]:
                 "generated code did not format (a generator bug): "
                 + (detail[0] if detail else f"ruff exit {result.returncode}")
             )
-        out = dict(files)
-        for path in py:
-            out[path] = (root / path).read_text(encoding="utf-8")
-    return out
+        return {path: (root / path).read_text(encoding="utf-8") for path in py}
 
 
 if __name__ == "__main__":  # pragma: no cover - debugging aid

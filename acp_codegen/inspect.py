@@ -11,6 +11,7 @@ method table. `summarize` returns plain JSON data (printed by ``--json``);
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 import click
 
 from . import build, ir, load
-from .console import Console, handles_bad_input
+from .console import Console, handles_bad_input, output_options
 from .semantics import ENTITY, LIVE, PATCH, SNAPSHOT
 
 
@@ -206,17 +207,22 @@ def render_text(summary: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@click.command("inspect")
+@click.command(
+    "inspect",
+    epilog="\b\nExit codes: 0 summarised; 2 bad input (one line on stderr, no traceback).",
+)
 @click.argument("schema", type=click.Path(path_type=Path))
 @click.option("--root", "roots", multiple=True, help="Also include this definition (repeatable).")
 @click.option("--all", "take_all", is_flag=True, help="Include every definition.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@output_options
 @handles_bad_input
 def inspect_command(schema: Path, roots: tuple[str, ...], take_all: bool, as_json: bool) -> None:
     """Summarise what a schema generates: unions, open enums, annotations, methods.
 
     By default it covers the session/update notification and what it refers to,
-    the same selection as `generate`.
+    the same selection as `generate`. --quiet prints nothing and only checks that
+    the schema builds (exit 0 or 2); --verbose adds the build time on stderr.
 
     \b
     Examples:
@@ -224,6 +230,10 @@ def inspect_command(schema: Path, roots: tuple[str, ...], take_all: bool, as_jso
       acp-codegen inspect schema.json --all --json | jq '.unions[].name'
     """
     console = Console.current()
+    started = time.perf_counter()
     module = build.build(load.load_path(schema), roots, take_all)
+    console.detail(f"built {schema} in {time.perf_counter() - started:.2f}s")
+    if console.verbosity == 0:
+        return
     summary = summarize(module)
     console.output(json.dumps(summary, indent=2) if as_json else render_text(summary))

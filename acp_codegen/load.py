@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,11 +66,14 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def load_bytes(raw: bytes, source: str) -> LoadedSchema:
-    """Parse and check schema bytes; `source` names the input in errors."""
+def parse_json(raw: bytes, source: str, what: str = "schema") -> Any:
+    """Parse JSON bytes strictly and check their nesting, numbers and text.
+
+    `what` names the input in size errors (``schema``, ``overlay``).
+    """
     if len(raw) > MAX_SCHEMA_BYTES:
         raise SchemaError(
-            f"schema is {len(raw):,} bytes, over the {MAX_SCHEMA_BYTES:,}-byte limit", "", source
+            f"{what} is {len(raw):,} bytes, over the {MAX_SCHEMA_BYTES:,}-byte limit", "", source
         )
     try:
         text = raw.decode("utf-8")
@@ -85,11 +90,17 @@ def load_bytes(raw: bytes, source: str) -> LoadedSchema:
     except (ValueError, RecursionError) as exc:
         message = str(exc) if isinstance(exc, ValueError) else "nesting too deep"
         raise SchemaError(f"not valid JSON: {message}", "", source) from None
+    _check_depth(document, source)
+    return document
+
+
+def load_bytes(raw: bytes, source: str) -> LoadedSchema:
+    """Parse and check schema bytes; `source` names the input in errors."""
+    document = parse_json(raw, source)
     if not isinstance(document, dict):
         raise SchemaError(
             f"the schema root must be a JSON object, not {type(document).__name__}", "", source
         )
-    _check_depth(document, source)
     defs = document.get("$defs")
     if defs is None:
         where = (
@@ -109,24 +120,40 @@ def load_bytes(raw: bytes, source: str) -> LoadedSchema:
     return loaded
 
 
-def load_path(path: Path) -> LoadedSchema:
-    """Read a schema file; a missing or unreadable file is a `SchemaError`."""
+def read_capped(path: Path, what: str = "schema") -> bytes:
+    """The bytes of `path`, refusing more than `MAX_SCHEMA_BYTES`.
+
+    A regular file is refused by its size before it is read; a pipe or a device,
+    which has no size, is read only up to one byte past the limit.
+    """
+    source = str(path)
     try:
         if path.is_dir():
-            raise SchemaError("is a directory, not a schema file", "", str(path))
-        size = path.stat().st_size
-        if size > MAX_SCHEMA_BYTES:
-            raise SchemaError(
-                f"schema is {size:,} bytes, over the {MAX_SCHEMA_BYTES:,}-byte limit", "", str(path)
-            )
-        raw = path.read_bytes()
+            raise SchemaError(f"is a directory, not a {what} file", "", source)
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if stat.S_ISREG(info.st_mode) and info.st_size > MAX_SCHEMA_BYTES:
+                raise SchemaError(
+                    f"{what} is {info.st_size:,} bytes, over the {MAX_SCHEMA_BYTES:,}-byte limit",
+                    "",
+                    source,
+                )
+            raw = handle.read(MAX_SCHEMA_BYTES + 1)
     except OSError as exc:
-        raise SchemaError(f"cannot read schema: {exc.strerror}", "", str(path)) from None
-    return load_bytes(raw, str(path))
+        raise SchemaError(f"cannot read {what}: {exc.strerror}", "", source) from None
+    if len(raw) > MAX_SCHEMA_BYTES:
+        raise SchemaError(f"{what} is over the {MAX_SCHEMA_BYTES:,}-byte limit", "", source)
+    return raw
+
+
+def load_path(path: Path) -> LoadedSchema:
+    """Read a schema file; a missing, unreadable or oversized input is a `SchemaError`."""
+    return load_bytes(read_capped(path), str(path))
 
 
 def _check_depth(document: Any, source: str) -> None:
-    """Refuse nesting beyond `MAX_DEPTH`, and text that UTF-8 cannot carry."""
+    """Refuse nesting beyond `MAX_DEPTH`, text that UTF-8 cannot carry, and numbers that
+    overflow a 64-bit float."""
     stack: list[tuple[Any, int, str]] = [(document, 0, "")]
     while stack:
         node, depth, pointer = stack.pop()
@@ -140,6 +167,9 @@ def _check_depth(document: Any, source: str) -> None:
             stack.extend((v, depth + 1, join_pointer(pointer, i)) for i, v in enumerate(node))
         elif isinstance(node, str):
             _check_text(node, pointer, source)
+        elif isinstance(node, float) and not math.isfinite(node):
+            # JSON has no infinity: only a literal too large for a double (1e400) gets here.
+            raise SchemaError("number is too large for a 64-bit float", pointer, source)
 
 
 def _check_text(text: str, pointer: str, source: str) -> None:

@@ -32,6 +32,25 @@ from .views import (
 _UNRENAMABLE = re.compile(r'[\\"\x00-\x1f]')
 
 
+INT64 = (-(2**63), 2**63 - 1)
+
+
+def int_bounds(low: float | None, high: float | None) -> tuple[int | None, int | None] | None:
+    """Bounds of the integer half of a JSON number bounded by `low` and `high`, as whole
+    numbers (each None where every int64 meets it), or None where no int64 can: then
+    only floats hold such a number. Both targets' int types are int64 at most."""
+    lo = None if low is None else math.ceil(low)
+    hi = None if high is None else math.floor(high)
+    if (lo is not None and lo > INT64[1]) or (hi is not None and hi < INT64[0]):
+        return None
+    if lo is not None and hi is not None and lo > hi:
+        return None
+    return (
+        None if lo is None or lo <= INT64[0] else lo,
+        None if hi is None or hi >= INT64[1] else hi,
+    )
+
+
 class Lowerer:
     #: How generated code spells the omitted marker.
     unset = "msgspec.UNSET"
@@ -70,16 +89,15 @@ class Lowerer:
             return "_rt.Number"
         bound = 1.7976931348623157e308
         floats = {"ge": -bound, "le": bound} | {k: float(v) for k, v in args.items()}  # type: ignore[arg-type]
-        ints = {
-            k: math.ceil(v) if k == "ge" else math.floor(v)  # type: ignore[call-overload]
-            for k, v in args.items()
-        }
-        int_meta = ", ".join(f"{k}={v!r}" for k, v in sorted(ints.items()))
         float_meta = ", ".join(f"{k}={v!r}" for k, v in sorted(floats.items()))
-        return (
-            f"typing.Annotated[int, msgspec.Meta({int_meta})]"
-            f" | typing.Annotated[float, msgspec.Meta({float_meta})]"
-        )
+        float_type = f"typing.Annotated[float, msgspec.Meta({float_meta})]"
+        ints = int_bounds(args.get("ge"), args.get("le"))  # type: ignore[arg-type]
+        if ints is None:
+            return float_type
+        pairs = zip(("ge", "le"), ints, strict=True)
+        int_meta = ", ".join(f"{k}={v!r}" for k, v in pairs if v is not None)
+        int_type = f"typing.Annotated[int, msgspec.Meta({int_meta})]" if int_meta else "int"
+        return f"{int_type} | {float_type}"
 
     def prim(self, prim: ir.Prim) -> str:
         base = {
@@ -96,9 +114,10 @@ class Lowerer:
             unsigned, bits = INT_FORMAT_BITS[prim.format]
             args["ge"] = 0 if unsigned else -(2 ** (bits - 1))
             args["le"] = 2**bits - 1 if unsigned else 2 ** (bits - 1) - 1
-        if c.minimum is not None:
+        numeric = prim.kind in ("int", "float")  # JSON Schema bounds only numbers
+        if c.minimum is not None and numeric:
             args["ge"] = max(c.minimum, args.get("ge", c.minimum))  # type: ignore[call-overload]
-        if c.maximum is not None:
+        if c.maximum is not None and numeric:
             args["le"] = min(c.maximum, args.get("le", c.maximum))  # type: ignore[call-overload]
         if c.min_length is not None and prim.kind == "str":
             args["min_length"] = c.min_length

@@ -19,7 +19,7 @@ from functools import cache
 from . import ir, naming
 from .errors import SchemaError
 from .ir import INT_FORMAT_BITS
-from .lower_msgspec import FieldView, Lowerer, StructView, View, _json
+from .lower_msgspec import FieldView, Lowerer, StructView, View, _json, int_bounds
 
 
 @cache
@@ -67,7 +67,8 @@ class PydanticLowerer(Lowerer):
         if prim.kind not in ("str", "int", "float"):
             return base
         c = prim.constraints
-        low, high = c.minimum, c.maximum
+        # JSON Schema bounds only numbers: a minimum on a string says nothing.
+        low, high = (c.minimum, c.maximum) if prim.kind != "str" else (None, None)
         if prim.kind == "int" and prim.format in INT_FORMAT_BITS:
             unsigned, bits = INT_FORMAT_BITS[prim.format]
             fmt_low = 0 if unsigned else -(2 ** (bits - 1))
@@ -87,10 +88,21 @@ class PydanticLowerer(Lowerer):
         if not metas:
             return base
         if prim.kind == "float":  # a JSON number: an int or a float, each bounded
-            return " | ".join(
-                f"typing.Annotated[{t}, {', '.join(metas)}]" for t in ("int", "float")
-            )
+            return self.bounded_number(low, high, metas)
         return f"typing.Annotated[{base}, {', '.join(metas)}]"
+
+    def bounded_number(self, low: float | None, high: float | None, metas: list[str]) -> str:
+        """An int (bounded as whole numbers, where any int64 can meet the bounds) or a
+        float, each with the bounds `metas` spell for the float."""
+        float_type = f"typing.Annotated[float, {', '.join(metas)}]"
+        ints = int_bounds(low, high)
+        if ints is None:
+            return float_type
+        names = ("annotated_types.Ge", "annotated_types.Le")
+        int_metas = [f"{name}({v!r})" for name, v in zip(names, ints, strict=True) if v is not None]
+        if not int_metas:
+            return f"int | {float_type}"
+        return f"typing.Annotated[int, {', '.join(int_metas)}] | {float_type}"
 
     def struct(self, node: ir.Struct) -> StructView:
         fields = [self.field(f) for f in node.fields]
@@ -151,4 +163,6 @@ class PydanticLowerer(Lowerer):
 
 def lower(module: ir.Module, keep_unknown_fields: bool = True) -> View:
     lowerer = PydanticLowerer(module, keep_unknown_fields)
-    return replace(lowerer.view(), library_imports=tuple(sorted(lowerer.libraries)))
+    return replace(
+        lowerer.view(), library_imports=tuple(sorted(lowerer.libraries)), enum_class_vars=True
+    )

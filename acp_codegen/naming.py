@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
+import unicodedata
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+[a-z]*")
 _NON_IDENT = re.compile(r"[^0-9A-Za-z_]")
@@ -61,6 +62,15 @@ def constant(text: str) -> str:
     return f"V_{name}" if name[0].isdigit() else name
 
 
+def folded(text: str) -> str:
+    """`text` as Python reads it in an identifier: NFKC-normalized (``ｓｔｒ`` -> ``str``).
+
+    Every name is derived from the folded text, so the reserved-name and collision
+    checks see what the interpreter will see.
+    """
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
+
+
 def attribute(wire_name: str) -> str:
     """The snake_case attribute for a property's wire name.
 
@@ -69,7 +79,7 @@ def attribute(wire_name: str) -> str:
     name that would start with a digit gets a ``field_`` prefix; so does a module name
     the class body uses (``msgspec`` -> ``msgspec_``).
     """
-    name = snake(_NON_IDENT.sub(" ", wire_name))
+    name = snake(_NON_IDENT.sub(" ", folded(wire_name)))
     if not name:
         name = "field"
     if name[0].isdigit():
@@ -81,6 +91,7 @@ def attribute(wire_name: str) -> str:
 
 def class_name(def_name: str) -> str:
     """The class name for a `$defs` entry: kept when it is a valid, unreserved identifier."""
+    def_name = folded(def_name)
     name = def_name if def_name.isidentifier() else pascal(_NON_IDENT.sub(" ", def_name))
     if not name:
         name = "Model"

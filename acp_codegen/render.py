@@ -21,11 +21,14 @@ from . import __version__
 
 @dataclass(frozen=True)
 class Provenance:
-    """What each generated file's header records."""
+    """What the headers and ``_provenance.py`` record (only the latter has the hash)."""
 
     schema_name: str
-    sha256: str
     command: str
+    #: sha256 of the canonical schema and `options` (see `provenance.input_sha256`).
+    input_sha256: str = ""
+    #: The job options that shape the output, as plain data.
+    options: tuple[tuple[str, Any], ...] = ()
     version: str = __version__
 
 

@@ -23,6 +23,8 @@ LIVE = "x-acp-live"
 PATCH = "x-acp-patch"
 STATE = "x-acp-state"
 OPS = ("upsert", "append", "remove")
+#: What an update whose key is omitted (or null) does; see docs/annotations.md.
+UNKEYED = ("continue",)
 PATCH_MODES = ("merge", "scoped", "replace")
 
 
@@ -52,6 +54,8 @@ class EntityRule:
     #: ``(attr, inner)``: the body's `attr` carries base64 bytes, stored decoded; `inner`
     #: names the property holding them when the value is an object, else it is "".
     decode: tuple[tuple[str, str], ...] = ()
+    #: What an update without its key does: None (the key is required) or "continue".
+    unkeyed: str | None = None
 
 
 @dataclass(frozen=True)
@@ -153,8 +157,27 @@ class _Reader:
         key_wire = value.get("key")
         if not isinstance(key_wire, str):
             raise self.error(f"{ENTITY} needs a string 'key'", where)
-        path = self.key_path(struct, key_wire, where)
+        unkeyed = value.get("unkeyed")
+        if unkeyed is not None and (unkeyed not in UNKEYED or op == "remove"):
+            raise self.error(
+                f"{ENTITY} 'unkeyed' must be one of {', '.join(UNKEYED)} on an upsert or append",
+                where,
+            )
         key = self.wire_to_attr(struct, key_wire.split(".")[0], where)
+        if unkeyed is not None and "." not in key_wire:
+            if key.required:
+                raise self.error(
+                    f"{ENTITY} 'unkeyed' needs a key that is optional in {struct.name}", where
+                )
+            path: tuple[tuple[str, str], ...] = ((key.attr, key_wire),)
+        elif not key.required and "." not in key_wire:
+            raise self.error(
+                f"{ENTITY} key {key_wire!r} is optional in {struct.name}; say what an update "
+                "without it does with 'unkeyed'",
+                where,
+            )
+        else:
+            path = self.key_path(struct, key_wire, where)
         append = None
         if op == "append":
             spec = value.get("append")
@@ -194,6 +217,7 @@ class _Reader:
             done,
             path if len(path) > 1 else (),
             self.byte_fields(struct),
+            unkeyed,
         )
 
     def key_path(self, struct: ir.Struct, key: str, where: str) -> tuple[tuple[str, str], ...]:

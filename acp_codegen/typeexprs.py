@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, cast
 
-from . import idioms, ir
+from . import idioms, ir, limits
 from .errors import join_pointer
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ class TypeExprBuilder:
             )
         if "$ref" in schema and "properties" not in schema:
             name, _ = self.b.ref_name(schema["$ref"], join_pointer(pointer, "$ref"))
-            return ir.Ref(self.b.build_def(name))
+            return ir.Ref(self.b.class_names[name])
         allof = schema.get("allOf")
         if (
             isinstance(allof, list)
@@ -50,7 +50,7 @@ class TypeExprBuilder:
             and "properties" not in schema
         ):
             name, _ = self.b.ref_name(allof[0]["$ref"], join_pointer(pointer, "allOf", 0, "$ref"))
-            return ir.Ref(self.b.build_def(name))
+            return ir.Ref(self.b.class_names[name])
         parts = idioms.union_members(schema)
         if parts:
             return self.b.unions.inline_union(schema, pointer, context, parts)
@@ -148,7 +148,8 @@ class TypeExprBuilder:
                 raise self.b.error(
                     f"{key} has an invalid value {value!r}", join_pointer(pointer, key)
                 )
-            values[attr] = value
+            integral = key in limits.LENGTHS or (key in limits.BOUNDS and _integer(schema))
+            values[attr] = limits.whole(value) if integral and ok else value
         return ir.Constraints(**values)
 
     def check_keywords(self, schema: dict[str, Any], pointer: str) -> None:
@@ -164,3 +165,8 @@ class TypeExprBuilder:
                 "(a value matching one member of each union)",
                 pointer,
             )
+
+
+def _integer(schema: dict[str, Any]) -> bool:
+    declared = schema.get("type")
+    return declared == "integer" or (isinstance(declared, list) and "integer" in declared)

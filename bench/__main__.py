@@ -56,10 +56,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     if not corpus.available():
-        print(
-            f"error: the shared ACP schema corpus is not at {corpus.SCHEMAS} (set ACP_SHARED)",
-            file=sys.stderr,
-        )
+        print(f"error: {corpus.MISSING}", file=sys.stderr)
         return 2
     timing.use_clock(args.clock)
     rounds = 1 if args.smoke else args.rounds

@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args(argv)
     if not corpus.available():
-        print(f"error: no schema corpus at {corpus.SCHEMAS}", file=sys.stderr)
+        print(f"error: {corpus.MISSING}", file=sys.stderr)
         return 2
     ws, scratch = workspace()
     with scratch:

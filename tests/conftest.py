@@ -18,7 +18,6 @@ from tests import corpus
 
 _CACHE: dict[tuple[object, ...], ModuleType] = {}
 OWN_SCHEMA = Path(__file__).resolve().parent.parent / "schema" / "session_update.schema.json"
-OVERLAY = OWN_SCHEMA.parent / "overlay.published-v2.json"
 
 GenerateFn = Callable[..., ModuleType]
 #: Every `--target` of the generator; the behaviour suites run once per target.

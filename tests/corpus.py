@@ -1,8 +1,9 @@
-"""Locate the shared ACP schema corpus (``../shared/acp-schemas``) and its manifest.
+"""Locate the shared ACP schema corpus and its manifest.
 
-Tests that need the corpus skip with a clear reason when it is absent (a fresh
-clone without ``../shared``); CI always has it. Set ``ACP_SHARED`` to point
-somewhere else.
+``ACP_SHARED`` names the folder that *contains* ``acp-schemas/`` (and ``bench/``,
+``spec/``); without it, the folder ``shared`` beside this checkout is used. Tests
+that need the corpus skip with `MISSING` as their reason when it is absent; CI
+always has it.
 """
 
 from __future__ import annotations
@@ -41,13 +42,27 @@ class Revision:
         return self.original_path == original_path or original_path + "@" in self.also_at
 
 
+def _missing() -> str:
+    reason = (
+        f"ACP schema corpus not found at {SCHEMAS}: "
+        "set ACP_SHARED to the folder that contains acp-schemas/"
+    )
+    if (SHARED / "MANIFEST.tsv").is_file():
+        reason += f" (ACP_SHARED names acp-schemas itself; use {SHARED.parent})"
+    return reason
+
+
+#: The one reason every test that needs the corpus gives when it skips.
+MISSING = _missing()
+
+
 def available() -> bool:
     return (SCHEMAS / "MANIFEST.tsv").is_file()
 
 
 def require() -> None:
     if not available():
-        pytest.skip(f"shared ACP schema corpus not found at {SCHEMAS} (set ACP_SHARED)")
+        pytest.skip(MISSING)
 
 
 @cache
@@ -72,6 +87,14 @@ def newest(original_path: str) -> Path:
     if not matches:
         raise LookupError(original_path)
     return max(matches, key=lambda r: (r.commit_date, r.file)).path
+
+
+def oldest(original_path: str) -> Path:
+    """The oldest revision whose blob ever stood at `original_path`."""
+    matches = [r for r in schemas() if r.at(original_path)]
+    if not matches:
+        raise LookupError(original_path)
+    return min(matches, key=lambda r: (r.commit_date, r.file)).path
 
 
 NEWEST = {

@@ -1,6 +1,6 @@
 """Corpus sweep: every published ACP schema revision through the real CLI.
 
-For each schema in ``../shared/acp-schemas`` this runs ``acp-codegen generate
+For each schema in ``$ACP_SHARED/acp-schemas`` this runs ``acp-codegen generate
 --all`` in a worker process, imports the package it wrote, and decodes
 repeatable sample payloads made by `tests.instances` from the raw schema: one
 per union member and a full and a minimal one per other definition, plus the
@@ -312,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write every outcome to this JSON file")
     args = parser.parse_args(argv)
     if not corpus.available():
-        print(f"no corpus at {corpus.SCHEMAS} (set ACP_SHARED)", file=sys.stderr)
+        print(corpus.MISSING, file=sys.stderr)
         return 2
     files = [
         r.file

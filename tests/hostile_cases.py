@@ -8,6 +8,7 @@ imported package. `tests/test_hostile_schemas.py` runs them.
 from __future__ import annotations
 
 import copy
+import importlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -217,7 +218,12 @@ def _single_variant_default(m: ModuleType) -> None:
 
 
 def _variant_named_like_def(m: ModuleType) -> None:
-    assert m.ToolCallUpdate.__struct_config__.tag_field is None
+    config = getattr(m.ToolCallUpdate, "__struct_config__", None)  # msgspec
+    assert (
+        config.tag_field is None
+        if config
+        else "session_update" not in m.ToolCallUpdate.model_fields
+    )
     value = decode_round_trip(m, m.Permission, {"toolCall": {"toolCallId": "t"}})
     assert type(value.tool_call) is m.ToolCallUpdate
     update = {"sessionUpdate": "tool_call_update", "toolCallId": "t"}
@@ -362,4 +368,172 @@ def generated_cases() -> list[tuple[str, dict[str, Any], Callable[[ModuleType], 
             _variant_named_like_def,
         ),
         ("ambiguous-untagged-union", _ambiguous_document(), _ambiguous_untagged),
+    ]
+
+
+# -- issue 14: numbers at the limits, folded names, enum machinery, deep chains ----------------
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _each_refused(m: ModuleType, payload: dict[str, Any], changes: list[dict[str, Any]]) -> None:
+    """Each change to a valid `A` payload breaks a bound, so decoding it must fail."""
+    for bad in changes:
+        try:
+            m.decode(json.dumps(payload | bad), m.A)
+        except m.DecodeError:
+            continue
+        raise AssertionError(f"{bad} decoded although it breaks a bound")
+
+
+def _numbers_at_the_limits(m: ModuleType) -> None:
+    payload = {"whole": 1, "edge": INT64_MAX, "low": INT64_MIN, "big": 1e308, "name": "ab"}
+    payload |= {"items": [1, 2], "pick": INT64_MAX}
+    decode_round_trip(m, m.A, payload)
+    _each_refused(m, payload, [{"whole": 0}, {"name": "a"}, {"items": [1]}, {"big": 1.0}])
+    _each_refused(m, payload, [{"pick": 5}])
+
+
+def numbers_document() -> dict[str, Any]:
+    """Numbers right at what the targets hold, some written as whole floats (``1.0``)."""
+    return with_defs(
+        A=_obj(
+            whole={"type": "integer", "minimum": 1.0},
+            edge={"type": "integer", "maximum": INT64_MAX, "minimum": INT64_MIN},
+            low={"type": "integer", "minimum": INT64_MIN},
+            big={"type": "number", "minimum": 1e308},
+            name={"type": "string", "minLength": 2.0},
+            items={"type": "array", "items": {"type": "integer"}, "minItems": 2},
+            pick={"enum": [INT64_MIN, INT64_MAX]},
+        )
+    )
+
+
+def no_unions_no_methods(m: ModuleType) -> None:
+    value = decode_round_trip(m, m.A, {"n": 5})
+    assert value.n == 5
+    dispatch = importlib.import_module(m.__name__ + ".dispatch")
+    assert dispatch.METHODS == {}
+    assert not [n for n in dir(dispatch) if n.endswith("_VARIANTS")]
+    assert not {"dispatch", "decode_update", "decode_notification"} & set(m.__all__)
+
+
+#: The schema the issue names: one object, no union, no x-method (generated with --root A).
+NO_UNIONS: dict[str, Any] = {
+    "$defs": {"A": {"type": "object", "properties": {"n": {"type": "integer"}}}}
+}
+
+
+def _folded_names(m: ModuleType) -> None:
+    payload = {"t": {"v": "x"}, "s": "y", "plain": {"x": 1}}
+    value = decode_round_trip(m, m.User, payload)
+    assert type(value.t).__name__ == "typing_" and value.s == "y"
+    assert isinstance(value.plain, m.UnknownSessionUpdate) and value.plain.x == 1
+    other = decode_round_trip(m, m.SessionUpdate, {"sessionUpdate": "future", "k": [1]})
+    assert type(other).__name__ == "OtherSessionUpdate"
+    assert isinstance(
+        decode_round_trip(m, m.SessionUpdate, {"sessionUpdate": "plan", "entries": []}), m.Plan
+    )
+
+
+def folded_names_document() -> dict[str, Any]:
+    """Definitions that NFKC folds to a module (``ｔyping``), a builtin (``ｓｔｒ``) and the
+    open union's unknown class (``ＵnknownSessionUpdate``)."""
+
+    def apply(doc: dict[str, Any]) -> None:
+        members = doc["$defs"]["SessionUpdate"]["oneOf"]
+        members.append(
+            {
+                "title": "other",
+                "type": "object",
+                "properties": {"sessionUpdate": {"type": "string"}},
+                "required": ["sessionUpdate"],
+            }
+        )
+        doc["$defs"]["ｔyping"] = _obj(v={"type": "string"})
+        doc["$defs"]["ｓｔｒ"] = {"type": "string"}
+        doc["$defs"]["ＵnknownSessionUpdate"] = _obj(x={"type": "integer"})
+        doc["$defs"]["User"] = _obj(
+            t={"$ref": "#/$defs/ｔyping"},
+            s={"$ref": "#/$defs/ｓｔｒ"},
+            plain={"$ref": "#/$defs/ＵnknownSessionUpdate"},
+        )
+
+    return edit(apply)
+
+
+def _enum_named_like_machinery(m: ModuleType) -> None:
+    known = m.decode('"KNOWN"', m.Status)
+    assert known.is_known and known == m.Status.KNOWN
+    for value in ("is_known", "values"):
+        assert m.decode(json.dumps(value), m.Status).is_known
+    future = m.decode('"later"', m.Status)
+    assert not future.is_known and future.is_future
+    assert json.loads(m.encode(future)) == "later"
+
+
+def enum_machinery_document() -> dict[str, Any]:
+    values = ["KNOWN", "is_known", "values"]
+    return with_defs(Status={"anyOf": [*({"const": v} for v in values), {"type": "string"}]})
+
+
+def long_ref_chain(length: int) -> Callable[[ModuleType], None]:
+    def check(m: ModuleType) -> None:
+        payload: dict[str, Any] = {}
+        for _ in range(min(length, 20)):
+            payload = {"next": payload}
+        decode_round_trip(m, m.D0, payload)
+        end = decode_round_trip(m, getattr(m, f"D{length - 1}"), {"next": {"n": 3}})
+        assert end.next.n == 3
+        assert m.decode('{"n": 2}', m.Alias0).n == 2
+
+    return check
+
+
+#: How many definitions the long `$ref` chains hold.
+CHAIN = 200
+
+
+def ref_chain_document(length: int = CHAIN) -> dict[str, Any]:
+    """D0 -> D1 -> ... through properties, and Alias0 -> Alias1 -> ... (aliases of aliases),
+    `length` definitions each plus the object at the end."""
+    defs: dict[str, Any] = {}
+    for i in range(length):
+        defs[f"D{i}"] = _obj(next={"$ref": f"#/$defs/D{i + 1}"})
+        defs[f"Alias{i}"] = {"$ref": f"#/$defs/Alias{i + 1}"}
+    defs[f"D{length}"] = _obj(n={"type": "integer"})
+    defs[f"Alias{length}"] = _obj(n={"type": "integer"})
+    return with_defs(**defs)
+
+
+def _keywords_on_other_types(m: ModuleType) -> None:
+    payload = {"s": "abcd", "a": [1], "b": True, "i": 5}
+    decode_round_trip(m, m.A, payload)
+    _each_refused(m, payload, [{"s": ""}, {"i": 0}])
+
+
+def keywords_on_other_types_document() -> dict[str, Any]:
+    """Numeric bounds on a string, array and boolean say nothing in JSON Schema; lengths
+    and patterns on an integer neither. Generated code must not apply them to the wrong type."""
+    return with_defs(
+        A=_obj(
+            s={"type": "string", "minimum": 5, "maximum": 1e300, "minLength": 1},
+            a={"type": "array", "minimum": 3, "minLength": 2},
+            b={"type": "boolean", "minimum": 1},
+            i={"type": "integer", "minLength": 2, "pattern": "x", "minimum": 1},
+        )
+    )
+
+
+def issue14_cases() -> list[tuple[str, dict[str, Any], Callable[[ModuleType], None]]]:
+    """The generated rows issue 14 adds (run with ``--all`` like the others)."""
+    return [
+        ("numbers-at-the-limits", numbers_document(), _numbers_at_the_limits),
+        ("bounds-on-other-types", keywords_on_other_types_document(), _keywords_on_other_types),
+        ("definitions-that-nfkc-folds", folded_names_document(), _folded_names),
+        (
+            "open-enum-values-named-like-its-machinery",
+            enum_machinery_document(),
+            _enum_named_like_machinery,
+        ),
     ]

@@ -234,3 +234,194 @@ def test_concurrent_cli_runs_leave_one_whole_package(tmp_path: Path) -> None:
             assert run.returncode == 0, stderr
         assert emit.read_tree(out) in expected
     assert [p.name for p in out.parent.iterdir()] == ["pkg"]
+
+
+# -- issue 14: symlinked output, killed runs, planted symlinks, user files -------------------
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if ".new-" in p.name or ".old-" in p.name)
+
+
+def test_out_given_as_a_symlink_is_written_through(existing: Path, tmp_path: Path) -> None:
+    """The tree replaces the link's target; the link stays a link and nothing is left beside."""
+    links = tmp_path / "links"
+    links.mkdir()
+    link = links / "pkg"
+    link.symlink_to(existing, target_is_directory=True)
+    before = emit.read_tree(existing)
+    for _ in range(2):
+        result = CliRunner().invoke(main, _args(_schema(tmp_path, _changed()), link))
+        assert result.exit_code == 0, result.output
+    assert link.is_symlink() and link.resolve() == existing.resolve()
+    assert [p.name for p in links.iterdir()] == ["pkg"]
+    assert [p.name for p in existing.parent.iterdir()] == ["pkg"]
+    after = emit.read_tree(existing)
+    assert after != before and "class Extra(" in after["models.py"]
+    assert emit.read_tree(link) == after
+    check = CliRunner().invoke(main, ["check", *_args(_schema(tmp_path, _changed()), link)[1:]])
+    assert check.exit_code == 0, check.output
+
+
+def test_out_given_as_a_dangling_symlink_creates_its_target(tmp_path: Path) -> None:
+    target = tmp_path / "real" / "pkg"
+    link = tmp_path / "pkg"
+    link.symlink_to(target, target_is_directory=True)
+    result = CliRunner().invoke(main, _args(_schema(tmp_path, base()), link))
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and (target / "models.py").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["next.json", "pkg", "real"]
+
+
+KILLED_RUNS = 50
+
+
+def test_runs_killed_at_random_points_leave_nothing_after_the_next_run(tmp_path: Path) -> None:
+    """SIGKILL 50 real CLI runs at random points (half of them once their staging folder
+    exists); whatever they leave, the next run that completes removes."""
+    import random
+    import signal
+    import time
+
+    rng = random.Random(14)
+    schemas = []
+    for index, doc in enumerate([base(), _changed()]):
+        (tmp_path / f"s{index}").mkdir()
+        schemas.append(_schema(tmp_path / f"s{index}", doc))
+    out = tmp_path / "race" / "pkg"
+    command = [sys.executable, "-m", "acp_codegen"]
+    started = time.perf_counter()
+    first = subprocess.run([*command, *_args(schemas[0], out)], capture_output=True, check=False)
+    assert first.returncode == 0, first.stderr
+    duration = time.perf_counter() - started
+    left_behind = 0
+    for run in range(KILLED_RUNS):
+        proc = subprocess.Popen(
+            [*command, *_args(schemas[run % 2], out)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        if run % 2:
+            time.sleep(rng.uniform(0, duration * 1.2))
+        else:  # wait for the staging folder, then kill somewhere inside the write
+            deadline = time.perf_counter() + 30
+            while not _leftovers(out.parent) and proc.poll() is None:
+                if time.perf_counter() > deadline:
+                    break
+            time.sleep(rng.uniform(0, 0.005))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        left_behind += bool(_leftovers(out.parent))
+    assert left_behind, "no kill landed while a staging folder existed; the test proved nothing"
+    final = subprocess.run([*command, *_args(schemas[1], out)], capture_output=True, check=False)
+    assert final.returncode == 0, final.stderr
+    assert _leftovers(out.parent) == []
+    assert [p.name for p in out.parent.iterdir()] == ["pkg"]
+    assert "class Extra(" in (out / "models.py").read_text(encoding="utf-8")
+
+
+def test_a_live_writers_staging_folder_is_not_removed(tmp_path: Path) -> None:
+    """Only folders whose process is gone count as stale."""
+    out = tmp_path / "pkg"
+    live = tmp_path / f".pkg.new-{os.getpid()}-abc"
+    live.mkdir()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f".pkg.old-{dead.pid}-xyz"
+    (stale / "tree").mkdir(parents=True)
+    emit.write_tree(out, {"a.py": "A = 1\n"})
+    assert live.is_dir() and not stale.exists()
+
+
+@pytest.mark.parametrize("planted", ["models.py", "extra.py", "sub/leak.txt", "environ"])
+def test_check_never_reads_through_a_planted_symlink(
+    planted: str, existing: Path, tmp_path: Path
+) -> None:
+    secret = "ACP-SECRET-" + "7" * 20
+    outside = tmp_path / "outside.txt"
+    outside.write_text(f"token={secret}\n", encoding="utf-8")
+    target = Path("/proc/self/environ") if planted == "environ" else outside
+    link = existing / planted
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.unlink(missing_ok=True)
+    link.symlink_to(target)
+    first = _schema(tmp_path, base())
+    result = subprocess.run(
+        [sys.executable, "-m", "acp_codegen", "check", *_args(first, existing)[1:]],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ACP_TEST_SECRET": secret},
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 1, result.stderr
+    assert secret not in result.stdout + result.stderr
+    assert "+++ /dev/null" in result.stdout or planted == "models.py"
+    assert "not a regular file" in result.stdout
+    assert link.is_symlink() and outside.read_text(encoding="utf-8").endswith(f"{secret}\n")
+
+
+def test_check_does_not_block_on_a_planted_fifo(existing: Path, tmp_path: Path) -> None:
+    os.mkfifo(existing / "pipe.py")
+    result = CliRunner().invoke(main, ["check", *_args(_schema(tmp_path, base()), existing)[1:]])
+    assert result.exit_code == 1 and "pipe.py" in result.output
+
+
+@pytest.mark.parametrize("force", [False, True], ids=["refused", "forced"])
+def test_user_files_inside_out(force: bool, existing: Path, tmp_path: Path) -> None:
+    (existing / "notes.md").write_text("mine\n", encoding="utf-8")
+    (existing / "extra").mkdir()
+    (existing / "extra" / "helper.py").write_text("X = 1\n", encoding="utf-8")
+    (existing / "link.py").symlink_to(tmp_path)
+    (existing / "__pycache__").mkdir()
+    (existing / "__pycache__" / "models.cpython-311.pyc").write_bytes(b"\0")
+    before = snapshot(existing.parent)
+    args = _args(_schema(tmp_path, _changed()), existing)
+    result = CliRunner().invoke(main, [*args, "--force"] if force else args)
+    if not force:
+        assert result.exit_code == 2, result.output
+        lines = result.stderr.strip().splitlines()
+        assert lines == [
+            f"error: cannot write output: {existing} holds files acp-codegen did not write "
+            "(extra/helper.py, link.py, notes.md); move them out, or pass --force to delete them"
+        ]
+        assert snapshot(existing.parent) == before
+        return
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in existing.iterdir()) == sorted(
+        [".acp-codegen", *(f for f in emit.read_tree(existing))]
+    )
+    assert not (existing / "notes.md").exists() and not (existing / "extra").exists()
+    assert tmp_path.is_dir(), "a symlink was deleted, never what it points at"
+
+
+def test_files_an_earlier_run_wrote_are_removed_without_force(tmp_path: Path) -> None:
+    """A file the previous schema generated and the new one does not is no user file."""
+    out = tmp_path / "pkg"
+    emit.write_tree(out, {"a.py": "A = 1\n", "old.py": "OLD = 1\n"})
+    emit.write_tree(out, {"a.py": "A = 2\n"})
+    assert emit.read_tree(out) == {"a.py": "A = 2\n"}
+
+
+def test_a_marker_without_a_file_list_vouches_for_generated_headers(tmp_path: Path) -> None:
+    """Packages written before the marker listed files: header-bearing files are ours."""
+    out = tmp_path / "pkg"
+    out.mkdir()
+    (out / emit.MARKER).write_text(emit.MARKER_LINE + "\n", encoding="utf-8")
+    (out / "state.py").write_text("# Generated by acp-codegen 0.1.0; do not edit.\n")
+    (out / "py.typed").write_text("")
+    (out / "mine.py").write_text("X = 1\n")
+    assert emit.strays(out, {"a.py": ""}) == ["mine.py"]
+
+
+def test_reading_without_fwalk_still_skips_symlinks(
+    existing: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Platforms without `os.fwalk` walk by path and still never read through a link."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("SECRET\n", encoding="utf-8")
+    (existing / "leak.py").symlink_to(outside)
+    with_fwalk = emit.read_tree(existing)
+    monkeypatch.delattr(os, "fwalk")
+    assert emit.read_tree(existing) == with_fwalk
+    assert "SECRET" not in "".join(with_fwalk.values()) and "leak.py" in with_fwalk

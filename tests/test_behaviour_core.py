@@ -1,7 +1,7 @@
 """Behaviour of generated packages: round trips, open unions, open enums, leniency, dispatch.
 
 Packages are generated during the run from the golden fixture schemas and from the newest
-published v1 and v2 revisions in ../shared/acp-schemas.
+published v1 and v2 revisions in $ACP_SHARED/acp-schemas.
 """
 
 from __future__ import annotations

@@ -91,8 +91,8 @@ BAD_CONFIGS = [
     (
         "unknown-key-no-hint",
         '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\nzzz = 1',
-        "unknown key 'zzz' (known: schema, out, package, target, formatter, roots, all, overlays, "
-        "closed, keep_unknown_fields)",
+        "unknown key 'zzz' (known: schema, out, package, target, formatter, line_length, roots, "
+        "all, overlays, builtin_overlay, closed, keep_unknown_fields)",
     ),
     (
         "missing-out",
@@ -121,13 +121,13 @@ BAD_CONFIGS = [
     ),
     (
         "formatter",
-        '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\nformatter = "black"',
-        "key 'formatter' must be one of ruff, none, not 'black'",
+        '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\nformatter = "yapf"',
+        "key 'formatter' must be one of ruff, black, none, not 'yapf'",
     ),
     (
         "package",
         '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\npackage = "my-app.acp"',
-        "key 'package' is not a dotted Python name: 'my-app.acp'",
+        "key 'package' is not a dotted Python package name: 'my-app.acp'",
     ),
     (
         "mixed",
@@ -218,7 +218,7 @@ def test_generate_all_then_select_and_override(
     )
     moved = invoke(root, "generate", "--job", "two", "--out", "alt/acp", monkeypatch=monkeypatch)
     assert moved.exit_code == 0, moved.output
-    header = (root / "alt/acp/models.py").read_text().splitlines()[3]
+    header = (root / "alt/acp/models.py").read_text().splitlines()[1]
     assert (
         header
         == "# Regenerate with: acp-codegen generate --schema s.json --out alt/acp --package acp"
@@ -302,7 +302,10 @@ def test_colour_only_on_a_tty_and_never_with_no_color(tmp_path: Path) -> None:
     assert "\x1b[3" not in plain and "wrote" in plain
     piped = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=True)
     assert "\x1b" not in piped.stdout + piped.stderr
-    assert piped.stderr.splitlines() == ["[1/2] one: s.json", "[2/2] two: s.json"]
+    why = "no SessionState generated: the schema has no x-acp-* annotations and its shape fits"
+    assert piped.stderr.splitlines()[:2] == ["[1/2] one: s.json", "[2/2] two: s.json"]
+    notes = piped.stderr.splitlines()[2:]  # one line per package without a reducer
+    assert len(notes) == 2 and all(n.startswith(f"s.json: {why}") for n in notes), notes
 
 
 def test_stale_diff_is_coloured_on_a_tty(tmp_path: Path) -> None:
@@ -326,11 +329,11 @@ def test_overlay_flag_and_key_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     recorded in its header regenerates it."""
     corpus.require()
     schema = corpus.newest(corpus.NEWEST["v2-unstable"])
-    overlay = REPO / "schema" / "overlay.published-v2.json"
+    overlay = REPO / "acp_codegen" / "overlays" / "v2.json"  # the built-in one, given by hand
     flags = ["--schema", str(schema), "--overlay", str(overlay), "--out", "flagged/acp"]
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
     assert invoke(tmp_path, "generate", *flags, monkeypatch=monkeypatch).exit_code == 0
-    header = (tmp_path / "flagged/acp/models.py").read_text().splitlines()[3]
+    header = (tmp_path / "flagged/acp/models.py").read_text().splitlines()[1]
     assert header.endswith(f"--overlay {overlay.as_posix()}")
     recorded = header.split("acp-codegen generate ", 1)[1].split()
     assert invoke(tmp_path, "check", "-q", *recorded, monkeypatch=monkeypatch).exit_code == 0
@@ -361,7 +364,7 @@ def test_a_schema_on_the_command_line_starts_its_own_job(
     result = invoke(root, "generate", "--schema", "other.json", "--out", "adhoc",
                     "--package", "adhoc", monkeypatch=monkeypatch)
     assert result.exit_code == 0, result.output
-    header = (root / "adhoc/models.py").read_text().splitlines()[3]
+    header = (root / "adhoc/models.py").read_text().splitlines()[1]
     assert header == ("# Regenerate with: acp-codegen generate --schema other.json "
                       "--out adhoc --package adhoc")
     assert "import msgspec" in (root / "adhoc/models.py").read_text()  # not the job's target
@@ -369,4 +372,4 @@ def test_a_schema_on_the_command_line_starts_its_own_job(
     chosen = invoke(root, "generate", "--job", "own", "--schema", "other.json",
                     monkeypatch=monkeypatch)
     assert chosen.exit_code == 0, chosen.output
-    assert "--root N" in (root / "out/own/models.py").read_text().splitlines()[3]
+    assert "--root N" in (root / "out/own/models.py").read_text().splitlines()[1]

@@ -1,6 +1,6 @@
 """The corpus sweep as a test: every published schema revision generates, or fails cleanly.
 
-Runs `tests.corpus_sweep` once over all revisions in ``../shared/acp-schemas``
+Runs `tests.corpus_sweep` once over all revisions in ``$ACP_SHARED/acp-schemas``
 (two worker processes) and checks the acceptance rules: every v1 and v2
 revision generates, imports, and decodes and re-encodes its sample payloads; at
 least 95% of v0 revisions do too, and each other one is refused with exit code 2

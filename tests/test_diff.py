@@ -140,8 +140,9 @@ def test_text_output_groups_changes_by_type() -> None:
     lines = result.stdout.splitlines()
     assert lines[2] == "compared: the session/update notification and the types it refers to"
     assert lines[3] == "2 changes: 0 breaking, 2 additive, 0 cosmetic"
+    assert lines[5] == "ADDITIVE (2)"
     assert "SessionUpdate  (closed tagged union on 'sessionUpdate')" in lines
-    assert "  additive  tool_call: variant added (ToolCall)" in lines
+    assert "  additive  ToolCall (tool_call): variant added" in lines
     assert run(*pair("no_change_reordered")).stdout.splitlines()[3] == "no changes"
 
 
@@ -149,7 +150,17 @@ def test_json_output_has_stable_documented_keys() -> None:
     result = run(*pair("field_renamed"), "--format", "json")
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
-    assert set(document) == {"format", "old", "new", "selection", "summary", "types", "changes"}
+    assert set(document) == {
+        "format",
+        "old",
+        "new",
+        "selection",
+        "summary",
+        "shown",
+        "types",
+        "changes",
+    }
+    assert document["shown"] == ["breaking", "additive", "cosmetic"]
     assert document["format"] == JSON_FORMAT
     assert set(document["old"]) == {"path", "sha256"}
     assert set(document["selection"]) == {"mode", "roots", "note"}
@@ -161,9 +172,10 @@ def test_json_output_has_stable_documented_keys() -> None:
         "kind": "field.renamed",
         "type": "PlanEntry",
         "member": "title",
+        "python": "PlanEntry.title",
         "old": "content",
         "new": "title",
-        "message": "wire name renamed from 'content'",
+        "message": "renamed from PlanEntry.content (wire 'content')",
     }
 
 
@@ -172,9 +184,10 @@ def test_markdown_output_is_a_pull_request_comment() -> None:
     assert result.exit_code == 0, result.output
     text = result.stdout
     assert text.startswith("## ACP schema diff\n")
-    assert "**3 breaking**, 1 additive, 0 cosmetic" in text
-    assert "### `SessionUpdate` — closed tagged union on 'sessionUpdate'" in text
-    assert "- **additive** `agent_message_chunk`: x-acp-entity added" in text
+    assert "**4 changes: 3 breaking, 1 additive, 0 cosmetic**" in text
+    assert text.index("### Breaking") < text.index("### Additive")
+    assert "#### `SessionUpdate` — closed tagged union on 'sessionUpdate'" in text
+    assert "- `AgentMessageChunk` (`agent_message_chunk`): x-acp-entity added" in text
 
 
 def test_changelog_mode_writes_a_keep_a_changelog_section() -> None:
@@ -185,8 +198,10 @@ def test_changelog_mode_writes_a_keep_a_changelog_section() -> None:
     added = text.index("### Added")
     removed = text.index("### Removed")
     assert added < removed
-    assert "- `PlanEntryStatus`: `in_progress`: value added (IN_PROGRESS)" in text[added:removed]
-    assert "- **Breaking:** `PlanEntryStatus`: `completed`: value removed" in text[removed:]
+    assert "- `PlanEntryStatus.IN_PROGRESS` (`in_progress`): value added" in text[added:removed]
+    assert "- **Breaking:** `PlanEntryStatus.COMPLETED` (`completed`): value removed" in text[
+        removed:
+    ]
 
 
 @pytest.mark.parametrize(

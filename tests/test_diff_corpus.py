@@ -1,4 +1,4 @@
-"""`acp-codegen diff` over the published history in ``../shared/acp-schemas``.
+"""`acp-codegen diff` over the published history in ``$ACP_SHARED/acp-schemas``.
 
 Every consecutive pair of revisions of each original path (MANIFEST.tsv, with
 ``also_at`` followed) is compared; facts known from that history are checked
@@ -22,7 +22,7 @@ from acp_codegen.errors import SchemaError
 from tests import corpus
 from tests.test_diff import mirrored
 
-pytestmark = pytest.mark.skipif(not corpus.available(), reason="shared ACP schema corpus absent")
+pytestmark = pytest.mark.skipif(not corpus.available(), reason=corpus.MISSING)
 
 #: The one revision no diff can read: for a few minutes the SessionUpdate tag was `kind`,
 #: which its tool-call variants also used as an ordinary (non-const) payload field.
@@ -161,15 +161,15 @@ def test_newest_v2_unstable_pair_is_fast() -> None:
     assert elapsed < 2.0, f"diff took {elapsed:.2f} s"
 
 
-def test_readme_shows_real_output() -> None:
+def test_readme_shows_real_output(monkeypatch: pytest.MonkeyPatch) -> None:
     text = (corpus.REPO / "README.md").read_text(encoding="utf-8")
-    match = re.search(r"```console\n\$ (acp-codegen diff [^\n]+)\n(.*?)```", text, re.S)
+    match = re.search(
+        r'```console\n\$ cd "\$ACP_SHARED/acp-schemas"\n\$ (acp-codegen diff [^\n]+)\n(.*?)```',
+        text,
+        re.S,
+    )
     assert match, "README has no ```console block with an `acp-codegen diff` run"
-    prefix = "../shared/acp-schemas/"
-    args = match.group(1).split()[2:]
-    files = [a[len(prefix) :] for a in args if a.startswith(prefix)]
-    options = tuple(a for a in args if not a.startswith(prefix))
-    result = run(*files, extra=options)
+    monkeypatch.chdir(corpus.SCHEMAS)
+    result = CliRunner().invoke(main, match.group(1).split()[1:])
     assert result.exit_code == 0, result.output
-    shown = result.stdout.replace(str(corpus.SCHEMAS) + "/", prefix)
-    assert shown == match.group(2)
+    assert result.stdout == match.group(2)

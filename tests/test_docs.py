@@ -34,7 +34,7 @@ import pytest
 
 from acp_codegen import config
 from tests import corpus
-from tests.userproject import REPO, SCHEMA, codegen_env, copy_checkout, msgspec_pin
+from tests.userproject import REPO, codegen_env, copy_checkout, msgspec_pin
 
 DOCS = sorted((REPO / "docs").glob("*.md"))
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
@@ -63,17 +63,6 @@ def blocks(text: str) -> list[Block]:
     return found
 
 
-def next_schema(source: Path, target: Path) -> None:
-    """The "new revision" the guide upgrades to: `Notice` gains an optional `link`."""
-    schema = json.loads(source.read_text(encoding="utf-8"))
-    schema["$defs"]["Notice"]["properties"]["link"] = {
-        "description": "Where to read more.",
-        "type": ["string", "null"],
-    }
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
-
-
 def stage_migration(project: Path) -> None:
     corpus.require()
     published = corpus.newest(corpus.NEWEST["v1"])
@@ -83,7 +72,6 @@ def stage_migration(project: Path) -> None:
 
 #: Files a document's prose tells the reader to fetch, placed before its blocks run.
 STAGING = {
-    "guide.md": lambda project: next_schema(SCHEMA, project / "schema" / "acp-next.json"),
     "migration.md": stage_migration,
 }
 
@@ -106,6 +94,7 @@ def sandbox(base: Path, checkout: Path) -> tuple[Path, dict[str, str]]:
         f"exec {shlex.quote(sys.executable)} -m acp_codegen",
         "python": f"exec {shlex.quote(sys.executable)}",
         "pre-commit": f"exec {shlex.quote(sys.executable)} -m pre_commit",
+        "pipx": f"exec {shlex.quote(sys.executable)} -m pipx",
     }
     for name, line in commands.items():
         (shims / name).write_text(f'#!/bin/sh\n{line} "$@"\n', encoding="utf-8")
@@ -235,12 +224,23 @@ def test_readme_quick_start(checkout: Path, tmp_path: Path) -> None:
     quick = [b for b in rest if b.lang == "bash"][0]
     steps = commands(quick.body)
     assert len(steps) <= MAX_QUICK_START_COMMANDS, steps
-    assert any(step.startswith("pip install") for step in steps)
+    assert any(".venv/bin/pip install" in step for step in steps)
+    assert steps[0].startswith("pipx install"), "the generator is installed apart"
     project, env = sandbox(tmp_path, checkout)
-    # The quick start makes its own virtual environment: none of the shims may leak in.
-    env["PATH"] = env["PATH"].split(os.pathsep, 1)[1]
+    # The quick start installs the generator with pipx and makes its own virtual
+    # environment: none of the other shims may leak in.
+    shims, env["PATH"] = env["PATH"].split(os.pathsep, 1)
+    tools = tmp_path / "pipx"
+    only_pipx = tmp_path / "pipx-shim"
+    only_pipx.mkdir()
+    (only_pipx / "pipx").symlink_to(Path(shims) / "pipx")
+    env.update(PIPX_HOME=str(tools / "home"), PIPX_BIN_DIR=str(tools / "bin"))
+    env["PATH"] = os.pathsep.join((str(only_pipx), str(tools / "bin"), env["PATH"]))
     run_document(rest, project, env, "README.md")
-    assert (project / ".venv" / "bin" / "acp-codegen").is_file()
+    assert (tools / "bin" / "acp-codegen").exists()
+    # Apart from the project: its environment has msgspec and no generator.
+    assert (project / ".venv" / "bin" / "python").is_file()
+    assert not (project / ".venv" / "bin" / "acp-codegen").exists()
 
 
 def test_harness_catches_drift(tmp_path: Path) -> None:
@@ -261,7 +261,36 @@ def test_docs_name_the_pinned_msgspec() -> None:
     pins = {
         (doc.name, pin)
         for doc in [*DOCS, REPO / "README.md"]
-        for pin in re.findall(r"msgspec==[0-9][^\s\"']*", doc.read_text(encoding="utf-8"))
+        for pin in re.findall(r"msgspec[=<>~][=0-9][^\s\"'`]*", doc.read_text(encoding="utf-8"))
     }
     assert pins, "the docs tell readers which msgspec to depend on"
     assert {pin for _, pin in pins} == {msgspec_pin()}, sorted(pins)
+
+
+def test_docs_point_at_nothing_the_reader_lacks() -> None:
+    """No `../shared` paths (a layout only this project's CI has), no pre-commit `rev`
+    naming a tag (the repository has none): a placeholder that says so, or a local hook."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "../shared" not in readme
+    tags = run_git_tags()
+    for doc in [*DOCS, REPO / "README.md"]:
+        for rev in re.findall(r"^\s*rev:\s*(\S+)(.*)$", doc.read_text(encoding="utf-8"), re.M):
+            assert rev[0] in tags or "placeholder" in rev[1], (doc.name, rev)
+
+
+def run_git_tags() -> set[str]:
+    proc = subprocess.run(
+        ["git", "tag", "--list"], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    return set(proc.stdout.split())
+
+
+def test_guide_shows_where_the_next_schema_comes_from() -> None:
+    guide = (REPO / "docs" / "guide.md").read_text(encoding="utf-8")
+    upgrade = guide.split("## 5. Upgrade when the schema moves", 1)[1]
+    first_use = upgrade.index("schema/acp-next.json")
+    # The file is made in a block of the guide itself before the first command reads it.
+    made = upgrade.index('Path("schema/acp-next.json").write_text(')
+    used = upgrade.index("acp-codegen diff schema/acp.json schema/acp-next.json")
+    assert first_use < made < used
+    assert "where to get ACP's schema" in upgrade

@@ -14,11 +14,12 @@ import copy
 import importlib
 import inspect
 import json
+import os
 import shutil
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -27,17 +28,27 @@ import pytest
 from click.testing import CliRunner
 
 from acp_codegen.cli import main
+from acp_codegen.limits import MAX_MODEL_CHAIN
 from acp_codegen.load import MAX_SCHEMA_BYTES
 from tests.hostile_cases import (
+    CHAIN,
     INJECTION,
+    NO_UNIONS,
     base,
     decode_round_trip,
     edit,
     generated_cases,
     huge_schema,
+    issue14_cases,
+    long_ref_chain,
+    no_unions_no_methods,
+    ref_chain_document,
     snapshot,
     with_defs,
 )
+
+#: Every row runs on both targets.
+TARGETS = ("msgspec", "pydantic")
 
 Content = bytes | Callable[[Path], None]
 
@@ -49,6 +60,8 @@ class Refused:
     message: str
     #: JSON pointer expected after ``#``; None when the row does not pin it.
     pointer: str | None = None
+    #: The targets that refuse it (the others generate it: see `GENERATED_ELSEWHERE`).
+    targets: tuple[str, ...] = ("msgspec", "pydantic")
 
 
 def _json(doc: Any) -> bytes:
@@ -83,6 +96,164 @@ def _untagged_variants() -> bytes:
 
     return _json(edit(apply))
 
+
+def _prop(schema: dict[str, Any]) -> bytes:
+    return _defs(A={"type": "object", "properties": {"n": schema}})
+
+
+def _raw_number(schema: dict[str, Any], literal: str) -> bytes:
+    """`schema` as a property, with the placeholder ``0`` swapped for a JSON number literal
+    that Python's json module cannot write itself (``1e400``)."""
+    return _prop(schema).replace(b'"@@"', literal.encode())
+
+
+def _annotation(initial: dict[str, Any]) -> dict[str, Any]:
+    def apply(doc: dict[str, Any]) -> None:
+        doc["$defs"]["SessionUpdate"]["oneOf"][1]["x-acp-entity"] = {
+            "kind": "plan",
+            "key": "entries",
+            "op": "upsert",
+            "initial": initial,
+        }
+
+    return edit(apply)
+
+
+def _variant_body_chain() -> bytes:
+    """Unions whose variant bodies are unions, 200 deep."""
+    defs: dict[str, Any] = {}
+    for i in range(CHAIN):
+        tagged = {
+            "type": "object",
+            "properties": {"k": {"type": "string", "const": f"a{i}"}},
+            "required": ["k"],
+        }
+        defs[f"U{i}"] = {
+            "oneOf": [
+                {**tagged, "allOf": [{"$ref": f"#/$defs/U{i + 1}"}]},
+                {**tagged, "properties": {"k": {"type": "string", "const": f"b{i}"}}},
+            ]
+        }
+    defs[f"U{CHAIN}"] = {"type": "object", "properties": {"n": {}}}
+    return _defs(**defs)
+
+
+_VARIANT = "/$defs/SessionUpdate/oneOf/1"
+#: Rows of issue 14: numbers the targets cannot hold, names that fold together, deep chains.
+ISSUE14_REFUSED = [
+    Refused(
+        "minimum-1e400",
+        _raw_number({"type": "number", "minimum": "@@"}, "1e400"),
+        "number is too large for a 64-bit float",
+        "/$defs/A/properties/n/minimum",
+    ),
+    Refused(
+        "minimum-10-to-the-400",
+        _prop({"type": "number", "minimum": 10**400}),
+        "bound 10000…000 (401 digits) does not fit a 64-bit float",
+        "/$defs/A/properties/n/minimum",
+    ),
+    Refused(
+        "default-1e400",
+        _raw_number({"type": "number", "default": "@@"}, "-1e400"),
+        "number is too large for a 64-bit float",
+        "/$defs/A/properties/n/default",
+    ),
+    Refused(
+        "min-length-negative",
+        _prop({"type": "string", "minLength": -1}),
+        "length -1 must be a whole number from 0 to",
+        "/$defs/A/properties/n/minLength",
+    ),
+    Refused(
+        "min-length-fraction",
+        _prop({"type": "string", "minLength": 1.5}),
+        "length 1.5 must be a whole number",
+        "/$defs/A/properties/n/minLength",
+    ),
+    Refused(
+        "min-items-beyond-int64",
+        _prop({"type": "array", "minItems": 2**63}),
+        "length 9223372036854775808 must be a whole number from 0 to 9223372036854775807",
+        "/$defs/A/properties/n/minItems",
+    ),
+    Refused(
+        "integer-minimum-beyond-int64",
+        _prop({"type": "integer", "minimum": 10**30}),
+        "bound 10000…000 (31 digits) on an integer is outside int64",
+        "/$defs/A/properties/n/minimum",
+    ),
+    Refused(
+        "integer-maximum-fraction",
+        _prop({"type": ["integer", "null"], "maximum": 0.5}),
+        "bound 0.5 on an integer must be a whole number",
+        "/$defs/A/properties/n/maximum",
+    ),
+    Refused(
+        "integer-minimum-fraction",
+        _prop({"type": "integer", "minimum": 0.5}),
+        "bound 0.5 on an integer must be a whole number",
+        "/$defs/A/properties/n/minimum",
+    ),
+    Refused(
+        "const-beyond-int64",
+        _prop({"const": 10**30}),
+        "constant 10000…000 (31 digits) is outside int64",
+        "/$defs/A/properties/n/const",
+    ),
+    Refused(
+        "enum-beyond-int64",
+        _prop({"enum": [1, 2**63]}),
+        "constant 9223372036854775808 is outside int64",
+        "/$defs/A/properties/n/enum/1",
+    ),
+    Refused(
+        "enum-def-below-int64",
+        _defs(E={"oneOf": [{"const": 1}, {"const": -(2**63) - 1}]}),
+        "constant -9223372036854775809 is outside int64",
+        "/$defs/E/oneOf/1/const",
+    ),
+    Refused(
+        "annotation-initial-1e400",
+        _json(_annotation({"status": "@@"})).replace(b'"@@"', b"1e400"),
+        "number is too large for a 64-bit float",
+        f"{_VARIANT}/x-acp-entity/initial/status",
+    ),
+    Refused(
+        "annotation-initial-beyond-64-bits",
+        _json(_annotation({"status": 2**64})),
+        "number 18446744073709551616 is outside 64 bits",
+        f"{_VARIANT}/x-acp-entity/initial/status",
+    ),
+    Refused(
+        "variant-bodies-nested-200-deep",
+        _variant_body_chain(),
+        "union variants nest through their bodies deeper than 64 levels",
+    ),
+    Refused(
+        "ref-chain-of-200-definitions",
+        _json(ref_chain_document()),
+        f"more than {MAX_MODEL_CHAIN['pydantic']} levels deep from here, which the pydantic",
+        targets=("pydantic",),
+    ),
+    Refused(
+        "ref-chain-of-300-definitions",
+        _json(ref_chain_document(300)),
+        "definitions name one another more than",
+    ),
+    Refused(
+        "definitions-equal-after-nfkc",
+        _defs(**{"Ｆoo": {"type": "object"}, "Foo": {"type": "object"}}),
+        "both map to class 'Foo'",
+        "/$defs/Ｆoo",
+    ),
+    Refused(
+        "properties-equal-after-nfkc",
+        _defs(A={"type": "object", "properties": {"ｆoo": {}, "foo": {}}}),
+        "both map to attribute 'foo'",
+        "/$defs/A/properties/foo",
+    ),
+]
 
 REFUSED = [
     Refused(
@@ -167,6 +338,7 @@ REFUSED = [
         _defs(A={"type": "object", "properties": {'say "hi"': {}}}),
         "holds a quote, backslash or control character",
         '/$defs/A/properties/say "hi"',
+        targets=("msgspec",),
     ),
     Refused(
         "lone-surrogate",
@@ -208,6 +380,7 @@ REFUSED = [
     Refused("duplicate-keys", b'{"$defs": {}, "$defs": {}}', "duplicate object key '$defs'", ""),
     Refused("nan", b'{"$defs": {"A": {"minimum": NaN}}}', "non-standard JSON number NaN", ""),
     Refused("size-limit-50mb", huge_schema, f"over the {MAX_SCHEMA_BYTES:,}-byte limit", ""),
+    *ISSUE14_REFUSED,
 ]
 
 
@@ -223,13 +396,23 @@ def previous_output(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _args(schema: Path, out: Path, package: str) -> list[str]:
-    return ["generate", "--schema", str(schema), "--out", str(out), "--package", package, "--all"]
+def _args(
+    schema: Path,
+    out: Path,
+    package: str,
+    target: str = "msgspec",
+    selection: tuple[str, ...] = ("--all",),
+) -> list[str]:
+    args = ["generate", "--schema", str(schema), "--out", str(out), "--package", package]
+    return [*args, *selection, "--target", target]
 
 
-@pytest.mark.parametrize("case", REFUSED, ids=lambda c: c.id)
+@pytest.mark.parametrize(
+    ("case", "target"),
+    [pytest.param(c, t, id=f"{c.id}-{t}") for c in REFUSED for t in c.targets],
+)
 def test_refused_with_one_line_and_nothing_written(
-    case: Refused, previous_output: Path, tmp_path: Path
+    case: Refused, target: str, previous_output: Path, tmp_path: Path
 ) -> None:
     schema = tmp_path / "schema.json"
     if callable(case.content):
@@ -239,7 +422,7 @@ def test_refused_with_one_line_and_nothing_written(
     out = tmp_path / "out" / "pkg"
     shutil.copytree(previous_output, out)
     before = snapshot(out.parent)
-    result = CliRunner().invoke(main, _args(schema, out, "pkg"))
+    result = CliRunner().invoke(main, _args(schema, out, "pkg", target))
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()
@@ -266,20 +449,26 @@ finally:
 """
 
 
-def test_huge_schema_is_refused_without_reading_it(tmp_path: Path) -> None:
-    """The real CLI process refuses a 50 MB schema and never holds it in memory."""
-    schema = tmp_path / "huge.json"
-    huge_schema(schema)
-    size_mb = schema.stat().st_size // 2**20
+def _measured_run(schema: Path, out: Path) -> tuple[int, str, str]:
+    """Run the CLI on `schema` in a fresh process: exit code, its one line, peak RSS in MB."""
     result = subprocess.run(
-        [sys.executable, "-c", _MEASURE, *_args(schema, tmp_path / "out", "pkg")],
+        [sys.executable, "-c", _MEASURE, *_args(schema, out, "pkg")],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
     message, peak_mb = result.stderr.strip().splitlines()
-    assert result.returncode == 2 and "byte limit" in message and "Traceback" not in message
+    return result.returncode, message, peak_mb
+
+
+def test_huge_schema_is_refused_without_reading_it(tmp_path: Path) -> None:
+    """The real CLI process refuses a 50 MB schema and never holds it in memory."""
+    schema = tmp_path / "huge.json"
+    huge_schema(schema)
+    size_mb = schema.stat().st_size // 2**20
+    returncode, message, peak_mb = _measured_run(schema, tmp_path / "out")
+    assert returncode == 2 and "byte limit" in message and "Traceback" not in message
     assert int(peak_mb) < size_mb, f"peak RSS {peak_mb} MB for a {size_mb} MB file"
     assert not (tmp_path / "out").exists()
 
@@ -289,21 +478,69 @@ class Generated:
     id: str
     document: dict[str, Any]
     check: Callable[[ModuleType], None]
+    selection: tuple[str, ...] = ("--all",)
+    targets: tuple[str, ...] = TARGETS
+
+
+def _quoted_property(m: ModuleType) -> None:
+    assert decode_round_trip(m, m.A, {'say "hi"': 1}).say_hi == 1
 
 
 def _generated() -> list[Generated]:
-    return [Generated(*row) for row in generated_cases()]
+    rows = [Generated(*row) for row in [*generated_cases(), *issue14_cases()]]
+    no_unions = Generated("no-unions-no-methods", NO_UNIONS, no_unions_no_methods, ("--root", "A"))
+    # pydantic takes any alias; msgspec refuses this wire name (a row of REFUSED).
+    quoted = with_defs(A={"type": "object", "properties": {'say "hi"': {}}})
+    elsewhere = Generated("property-name-msgspec-cannot-rename", quoted, _quoted_property)
+    # msgspec builds a chain of any length; pydantic recurses per level (a REFUSED row).
+    chain = Generated("ref-chain-of-200-definitions", ref_chain_document(), long_ref_chain(CHAIN))
+    limit = MAX_MODEL_CHAIN["pydantic"] - 1
+    at_limit = Generated(
+        f"ref-chain-of-{limit}-definitions", ref_chain_document(limit), long_ref_chain(limit)
+    )
+    rows = [replace(r, targets=PYDANTIC_DEFECTS.get(r.id, TARGETS)) for r in rows]
+    return [
+        *rows,
+        no_unions,
+        replace(elsewhere, targets=("pydantic",)),
+        replace(chain, targets=("msgspec",)),
+        at_limit,
+    ]
 
 
-@pytest.mark.parametrize("case", _generated(), ids=lambda c: c.id)
-def test_generated_correctly(case: Generated, tmp_path: Path) -> None:
+#: Rows that predate issue 14 and that the pydantic target gets wrong; found when the table
+#: was extended to both targets and left for their own issue (see the closing note):
+#: a field named like its own type is shadowed in the pydantic class body, and an
+#: untagged union member with only optional fields swallows unknown payloads.
+PYDANTIC_DEFECTS = {
+    "definitions-named-like-the-package-api": ("msgspec",),
+    "ambiguous-untagged-union": ("msgspec",),
+}
+
+
+#: Which targets generate each refused row that some target refuses.
+GENERATED_ELSEWHERE = {c.id: set(TARGETS) - set(c.targets) for c in REFUSED if c.targets != TARGETS}
+
+
+def test_every_case_has_an_outcome_on_every_target() -> None:
+    generated = {(g.id, t) for g in _generated() for t in g.targets}
+    for case_id, targets in GENERATED_ELSEWHERE.items():
+        assert {(case_id, t) for t in targets} <= generated, case_id
+
+
+@pytest.mark.parametrize(
+    ("case", "target"),
+    [pytest.param(g, t, id=f"{g.id}-{t}") for g in _generated() for t in g.targets],
+)
+def test_generated_correctly(case: Generated, target: str, tmp_path: Path) -> None:
+    """Every schema the generator accepts gives a package that imports and decodes."""
     import builtins
 
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps(case.document), encoding="utf-8")
     package = "hostile_" + case.id.replace("-", "_")
     out = tmp_path / package
-    result = CliRunner().invoke(main, _args(schema, out, package))
+    result = CliRunner().invoke(main, _args(schema, out, package, target, case.selection))
     assert result.exit_code == 0, result.output
     lint = subprocess.run(
         # Syntax errors and pyflakes (undefined or shadowed names); naming style is
@@ -343,3 +580,214 @@ def test_docstrings_keep_hostile_text_exactly(tmp_path: Path) -> None:
         sys.path.remove(str(tmp_path))
         for name in [m for m in sys.modules if m.split(".")[0] == "docs_pkg"]:
             del sys.modules[name]
+
+
+# -- issue 14: inputs beside the schema (overlays, flags, pipes, devices, the terminal) ---------
+
+
+def _one_line_exit_2(result: Any) -> str:
+    """The single error line of a refused CLI run (CliRunner result or CompletedProcess)."""
+    code = getattr(result, "exit_code", getattr(result, "returncode", None))
+    stderr = result.stderr
+    assert code == 2, (code, stderr)
+    assert "Traceback" not in stderr and "Traceback" not in (result.stdout or "")
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    return str(lines[0])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("command", ["generate", "check"])
+def test_overlay_nested_100000_levels_is_one_line(
+    command: str, target: str, tmp_path: Path
+) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_bytes(_json(base()))
+    overlay = tmp_path / "overlay.json"
+    overlay.write_text('{"entries": ' + "[" * 100_000 + "]" * 100_000 + "}", encoding="utf-8")
+    args = [command, "--schema", str(schema), "--out", str(tmp_path / "pkg"), "--package", "pkg"]
+    args += ["--overlay", str(overlay), "--target", target]
+    line = _one_line_exit_2(CliRunner().invoke(main, args))
+    assert line == f"error at {overlay}#: not valid JSON: nesting too deep"
+    assert not (tmp_path / "pkg").exists()
+
+
+def test_overlay_nesting_past_the_schema_limit_is_refused(tmp_path: Path) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_bytes(_json(base()))
+    overlay = tmp_path / "overlay.json"
+    nested: Any = {}
+    for _ in range(100):
+        nested = {"x": nested}
+    entry = {"at": "/$defs/Plan", "add": {"x-acp-deep": nested}}
+    overlay.write_text(json.dumps({"entries": [entry]}), encoding="utf-8")
+    args = ["generate", "--schema", str(schema), "--out", str(tmp_path / "pkg")]
+    line = _one_line_exit_2(CliRunner().invoke(main, [*args, "--overlay", str(overlay)]))
+    assert (
+        line.startswith(f"error at {overlay}#/entries/0/add/x-acp-deep/") and "nests deeper" in line
+    )
+
+
+_WITHOUT_PYDANTIC = """
+import sys
+sys.modules["pydantic"] = None  # what an environment without the extra looks like
+from acp_codegen.cli import main
+main(sys.argv[1:])
+"""
+
+
+@pytest.mark.parametrize("command", ["generate", "check"])
+def test_pydantic_target_without_pydantic_names_the_extra(command: str, tmp_path: Path) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_bytes(_json(base()))
+    out = tmp_path / "pkg"
+    args = [command, "--schema", str(schema), "--out", str(out), "--package", "pkg"]
+    result = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_PYDANTIC, *args, "--target", "pydantic"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    line = _one_line_exit_2(result)
+    assert line == (
+        "error: --target pydantic needs pydantic, which is not installed; "
+        "run: pip install 'acp-codegen[pydantic]'"
+    )
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(
+    ("package", "reason"),
+    [
+        ("class", "'class' is a Python keyword"),
+        ("app.import.acp", "'import' is a Python keyword"),
+        ("ｐkg", "Python reads 'ｐkg' as 'pkg'"),
+        ("app.ﬁles", "Python reads 'ﬁles' as 'files'"),
+    ],
+)
+def test_package_name_must_import_as_written(
+    package: str, reason: str, target: str, tmp_path: Path
+) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_bytes(_json(base()))
+    for command in ("generate", "check"):
+        args = [command, "--schema", str(schema), "--out", str(tmp_path / "pkg")]
+        result = CliRunner().invoke(main, [*args, "--package", package, "--target", target])
+        line = _one_line_exit_2(result)
+        assert line.startswith(f"error: --package {package!r} cannot be imported"), line
+        assert reason in line
+    assert not (tmp_path / "pkg").exists()
+
+
+def _zeros_forever(fifo: Path) -> None:
+    """Write zero bytes into `fifo` until the reader goes away."""
+    try:
+        with open(fifo, "wb") as handle:
+            chunk = bytes(2**20)
+            while True:
+                handle.write(chunk)
+    except (BrokenPipeError, OSError):
+        pass
+
+
+def test_schema_from_an_endless_pipe_stops_at_the_cap(tmp_path: Path) -> None:
+    """A pipe has no size: reading stops one byte past 16 MiB, and memory stays near that."""
+    import threading
+
+    fifo = tmp_path / "schema.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=_zeros_forever, args=(fifo,), daemon=True)
+    writer.start()
+    returncode, message, peak_mb = _measured_run(fifo, tmp_path / "out")
+    writer.join(timeout=10)
+    assert returncode == 2, message
+    assert message == f"error at {fifo}#: schema is over the {MAX_SCHEMA_BYTES:,}-byte limit"
+    assert int(peak_mb) < 200, f"peak RSS {peak_mb} MB reading an endless pipe"
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+@pytest.mark.parametrize("order", ["old", "new"])
+def test_diff_against_dev_zero_ends_with_one_line(order: str, tmp_path: Path) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_bytes(_json(base()))
+    pair = [str(schema), "/dev/zero"] if order == "new" else ["/dev/zero", str(schema)]
+    result = subprocess.run(
+        [sys.executable, "-m", "acp_codegen", "diff", *pair],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    line = _one_line_exit_2(result)
+    assert line == f"error at /dev/zero#: schema is over the {MAX_SCHEMA_BYTES:,}-byte limit"
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_overlay_from_a_device_stops_at_the_cap(tmp_path: Path) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_bytes(_json(base()))
+    args = ["generate", "--schema", str(schema), "--out", str(tmp_path / "pkg")]
+    result = CliRunner().invoke(main, [*args, "--overlay", "/dev/zero"])
+    line = _one_line_exit_2(result)
+    assert line == f"error at /dev/zero#: overlay is over the {MAX_SCHEMA_BYTES:,}-byte limit"
+
+
+#: An OSC sequence (set the terminal title) and a CSI one, both as raw control bytes, plus
+#: the single-byte C1 CSI some terminals honour.
+OSC = "\x1b]0;owned\x07 \x1b[2J \x9b31m"
+
+
+def _osc_documents(tmp_path: Path) -> tuple[Path, Path]:
+    old = base()
+    old["title"] = f"ACP {OSC}"
+    old["$defs"]["Plan"]["title"] = OSC
+    old["$defs"]["Plan"]["description"] = f"plan {OSC}"
+    old["$defs"]["ContentChunk"]["properties"][f"x{OSC}"] = {"type": "string"}
+    new = copy.deepcopy(old)
+    new["$defs"]["Plan"]["properties"][f"y{OSC}"] = {"type": "string"}
+    new["$defs"]["Plan"]["description"] = f"changed {OSC}"
+    paths = (tmp_path / "old.json", tmp_path / "new.json")
+    for path, doc in zip(paths, (old, new), strict=True):
+        path.write_text(json.dumps(doc), encoding="utf-8")
+    return paths
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["inspect", "{old}"],
+        ["inspect", "--json", "{old}"],
+        ["inspect", "--verbose", "{old}"],
+        ["diff", "{old}", "{new}"],
+        ["diff", "--format", "markdown", "{old}", "{new}"],
+        ["diff", "--format", "json", "{old}", "{new}"],
+        ["generate", "--schema", "{old}", "--out", "{out}", "--root", f"Plan{OSC}"],
+        ["generate", "--schema", "{old}", "--out", "{out}", "--all", "--verbose"],
+        ["check", "--schema", "{new}", "--out", "{out}", "--all"],
+    ],
+    ids=lambda c: "-".join(p for p in c if not p.startswith("{"))[:40],
+)
+def test_schema_text_reaches_the_terminal_without_control_characters(
+    command: list[str], tmp_path: Path
+) -> None:
+    old, new = _osc_documents(tmp_path)
+    out = tmp_path / "pkg"
+    if command[0] == "check":
+        CliRunner().invoke(main, ["generate", "--schema", str(old), "--out", str(out), "--all"])
+    args = [a.format(old=old, new=new, out=out) for a in command]
+    result = subprocess.run(
+        [sys.executable, "-m", "acp_codegen", *args],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.stdout or result.stderr
+    for stream in (result.stdout, result.stderr):
+        assert b"\x1b" not in stream and "\x9b".encode() not in stream, stream[-300:]
+        assert b"\x07" not in stream
+    assert b"Traceback" not in result.stderr
+    if "--json" in args or "json" in args:
+        json.loads(result.stdout)  # still valid JSON after the escaping

@@ -221,7 +221,7 @@ def test_cli_target_option(tmp_path: Path) -> None:
         ],
     )
     assert bad.exit_code == 2
-    assert "unknown target 'attrs' (available: msgspec, pydantic)" in bad.output
+    assert "'attrs' is not one of 'msgspec', 'pydantic'" in bad.output
     assert "Traceback" not in bad.output and not (tmp_path / "other").exists()
 
 

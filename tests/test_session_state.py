@@ -1,8 +1,10 @@
 """The generated `SessionState` reducer, one test per client rule of the v2 spec.
 
 Each test quotes the sentence of ``prompt-lifecycle-v2`` it checks. Tests run against
-the package generated from our own ``schema/`` and, where the newest published v2
-unstable schema has the variant, against one generated from it with our overlay.
+the package generated from our own ``schema/`` and against packages generated, with no
+flags (so with the built-in v2 overlay), from the newest published v2 stable and unstable
+schemas and from an older v2 revision. Rules for update kinds that only the newest
+unstable schema publishes (notices, compactions) run against ours and that one.
 """
 
 from __future__ import annotations
@@ -17,16 +19,31 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests import corpus
-from tests.conftest import OVERLAY, OWN_SCHEMA, GenerateFn
+from tests.conftest import OWN_SCHEMA, GenerateFn
+
+#: An older v2 revision: the first stable one whose terminal output is base64 (2026-07-21).
+OLDER_V2 = "v2/2026-07-21_9ac13511_schema.json"
 
 
-@pytest.fixture(scope="module", params=["ours", "published"])
-def pkg(request: pytest.FixtureRequest, make_package: GenerateFn, target: str) -> ModuleType:
-    if request.param == "ours":
+def _package(make_package: GenerateFn, target: str, which: str) -> ModuleType:
+    if which == "ours":
         return make_package(OWN_SCHEMA, "state_ours", target=target)
     corpus.require()
-    schema = corpus.newest(corpus.NEWEST["v2-unstable"])
-    return make_package(schema, "state_published", target=target, overlays=(OVERLAY,))
+    schema = corpus.SCHEMAS / OLDER_V2 if which == "v2-older" else corpus.newest(
+        corpus.NEWEST[which])
+    return make_package(schema, "state_" + which.replace("-", "_"), target=target)
+
+
+@pytest.fixture(scope="module", params=["ours", "v2-unstable", "v2", "v2-older"])
+def pkg(request: pytest.FixtureRequest, make_package: GenerateFn, target: str) -> ModuleType:
+    return _package(make_package, target, request.param)
+
+
+@pytest.fixture(scope="module", params=["ours", "v2-unstable"])
+def newest(request: pytest.FixtureRequest, make_package: GenerateFn, target: str) -> ModuleType:
+    """For notices, compactions, plan removals and idle usage, which only the newest unstable
+    schema publishes."""
+    return _package(make_package, target, request.param)
 
 
 @pytest.fixture(scope="module")
@@ -253,62 +270,62 @@ def test_terminal_chunk_that_is_not_base64_appends_nothing(pkg: ModuleType) -> N
 
 # -- compactions, usage, notices --------------------------------------------------------------
 
-def test_compaction_summary_rules(pkg: ModuleType) -> None:
+def test_compaction_summary_rules(newest: ModuleType) -> None:
     """"Clients initialize a first-seen compaction ID with status in_progress" ... "Chunks
     append to the current summary. A concrete summary replaces all previously accumulated
     content" ... "summary: null or summary: [] clears accumulated content.\""""
-    state = pkg.SessionState()
-    apply(pkg, state, "compaction_summary_chunk", compactionId="c", content=text("a"))
+    state = newest.SessionState()
+    apply(newest, state, "compaction_summary_chunk", compactionId="c", content=text("a"))
     assert state.get("compaction", "c").status == "in_progress"
-    apply(pkg, state, "compaction_summary_chunk", compactionId="c", content=text("b"))
+    apply(newest, state, "compaction_summary_chunk", compactionId="c", content=text("b"))
     assert texts(state.get("compaction", "c"), "summary") == ["a", "b"]
-    apply(pkg, state, "compaction_update", compactionId="c", status="in_progress",
+    apply(newest, state, "compaction_update", compactionId="c", status="in_progress",
           summary=[text("whole")])
-    apply(pkg, state, "compaction_summary_chunk", compactionId="c", content=text("+"))
+    apply(newest, state, "compaction_summary_chunk", compactionId="c", content=text("+"))
     assert texts(state.get("compaction", "c"), "summary") == ["whole", "+"]
-    apply(pkg, state, "compaction_update", compactionId="c", status="completed", summary=None)
+    apply(newest, state, "compaction_update", compactionId="c", status="completed", summary=None)
     assert not texts(state.get("compaction", "c"), "summary")
-    apply(pkg, state, "compaction_update", compactionId="c", status="completed", summary=[])
+    apply(newest, state, "compaction_update", compactionId="c", status="completed", summary=[])
     assert not texts(state.get("compaction", "c"), "summary")
 
 
-def test_compaction_unknown_status_is_kept(pkg: ModuleType) -> None:
+def test_compaction_unknown_status_is_kept(newest: ModuleType) -> None:
     """"status is an open string enum ... Clients preserve unknown strings.\""""
-    state = pkg.SessionState()
-    apply(pkg, state, "compaction_update", compactionId="c", status="_vendor_phase")
+    state = newest.SessionState()
+    apply(newest, state, "compaction_update", compactionId="c", status="_vendor_phase")
     status = state.get("compaction", "c").status
     assert status == "_vendor_phase" and status.is_extension
 
 
-def test_compaction_error_is_text(pkg: ModuleType) -> None:
+def test_compaction_error_is_text(newest: ModuleType) -> None:
     """"The following compaction_update fields are optional, nullable patches: For each patch
     field, omission leaves the stored value unchanged, null clears it, and a concrete value
     replaces it." The error is the published schema's nullable string."""
-    state = pkg.SessionState()
-    apply(pkg, state, "compaction_update", compactionId="c", status="failed", error="disk full")
+    state = newest.SessionState()
+    apply(newest, state, "compaction_update", compactionId="c", status="failed", error="disk full")
     assert state.get("compaction", "c").error == "disk full"
-    apply(pkg, state, "compaction_update", compactionId="c", status="failed")
+    apply(newest, state, "compaction_update", compactionId="c", status="failed")
     assert state.get("compaction", "c").error == "disk full"
-    apply(pkg, state, "compaction_update", compactionId="c", status="failed", error=None)
+    apply(newest, state, "compaction_update", compactionId="c", status="failed", error=None)
     assert state.get("compaction", "c").error is None
 
 
-def test_plans_are_keyed_by_the_plan_id_inside_the_plan(pkg: ModuleType) -> None:
+def test_plans_are_keyed_by_the_plan_id_inside_the_plan(newest: ModuleType) -> None:
     """"Messages, tool calls, terminals, plans, and compactions are entities that the Agent
     creates and then updates by ID across multiple session updates." A plan_update names its
     plan inside `plan`, as published, and replaces that plan's body."""
-    state = pkg.SessionState()
-    apply(pkg, state, "plan_update", plan={"type": "markdown", "planId": "p1", "content": "a"})
-    apply(pkg, state, "plan_update", plan={"type": "_gantt", "planId": "p2", "rows": []})
-    apply(pkg, state, "plan_update", plan={"type": "items", "planId": "p1", "entries": []},
+    state = newest.SessionState()
+    apply(newest, state, "plan_update", plan={"type": "markdown", "planId": "p1", "content": "a"})
+    apply(newest, state, "plan_update", plan={"type": "_gantt", "planId": "p2", "rows": []})
+    apply(newest, state, "plan_update", plan={"type": "items", "planId": "p1", "entries": []},
           _meta={"k": 1})
     plan = state.get("plan", "p1")
     assert (plan.plan_id, plan.plan.entries, plan.meta) == ("p1", [], {"k": 1})
     assert state.get("plan", "p2").plan.tag == "_gantt"
     assert state.timeline == [("plan", "p1"), ("plan", "p2")]
-    apply(pkg, state, "plan_removed", planId="p1")
+    apply(newest, state, "plan_removed", planId="p1")
     assert state.get("plan", "p1") is None and state.timeline == [("plan", "p2")]
-    apply(pkg, state, "plan_update", plan={"type": "markdown", "planId": "p1", "content": "b"})
+    apply(newest, state, "plan_update", plan={"type": "markdown", "planId": "p1", "content": "b"})
     assert state.timeline == [("plan", "p2"), ("plan", "p1")]
 
 
@@ -338,20 +355,20 @@ def test_usage_cost_is_a_patch(pkg: ModuleType) -> None:
     assert state.usage.cost is None and state.usage.used == 30
 
 
-def test_notices_are_delivered_not_stored(pkg: ModuleType) -> None:
+def test_notices_are_delivered_not_stored(newest: ModuleType) -> None:
     """"Each occurrence is an independent live event, not conversation history, and SHOULD NOT
     be included in session replay.\""""
-    state = pkg.SessionState()
-    notice = pkg.decode_update(json.dumps({"sessionUpdate": "notice", "severity": "warning",
+    state = newest.SessionState()
+    notice = newest.decode_update(json.dumps({"sessionUpdate": "notice", "severity": "warning",
                                            "title": "Retrying"}))
     assert state.apply(notice) is notice
     seen = []
 
-    class Handler(pkg.SessionUpdateHandler):  # type: ignore[name-defined,misc]
+    class Handler(newest.SessionUpdateHandler):  # type: ignore[name-defined,misc]
         def on_notice(self, update: Any) -> None:
             seen.append(update.title)
 
-    pkg.dispatch(notice, Handler())
+    newest.dispatch(notice, Handler())
     assert seen == ["Retrying"]
     assert state.timeline == [] and state.history == []
 
@@ -438,20 +455,20 @@ def test_stop_reason_and_error_come_from_the_last_idle(own: ModuleType) -> None:
     assert state.state == "idle" and state.stop_reason is None and state.error is None
 
 
-def test_repeated_idle_keeps_the_last_stop_reason(pkg: ModuleType) -> None:
+def test_repeated_idle_keeps_the_last_stop_reason(newest: ModuleType) -> None:
     """"A repeated snapshot is not a state transition, and a repeated idle without a new stop
     reason is not a new completion." ... "A repeated state may carry updated information.
     Applying that information does not constitute another state transition.\""""
-    state = pkg.SessionState()
-    apply(pkg, state, "state_update", state="running")
-    apply(pkg, state, "state_update", state="idle", stopReason="end_turn", background=[])
+    state = newest.SessionState()
+    apply(newest, state, "state_update", state="running")
+    apply(newest, state, "state_update", state="idle", stopReason="end_turn", background=[])
     usage = {"totalTokens": 30, "inputTokens": 20, "outputTokens": 10}
-    apply(pkg, state, "state_update", state="idle", usage=usage)
+    apply(newest, state, "state_update", state="idle", usage=usage)
     assert (state.state, state.stop_reason) == ("idle", "end_turn")
     assert state.slot("state").usage.total_tokens == 30
-    apply(pkg, state, "state_update", state="idle", stopReason=None)
+    apply(newest, state, "state_update", state="idle", stopReason=None)
     assert state.stop_reason == "end_turn"
-    apply(pkg, state, "state_update", state="idle", stopReason="cancelled")
+    apply(newest, state, "state_update", state="idle", stopReason="cancelled")
     assert state.stop_reason == "cancelled"  # a repeat that carries one updates it
 
 

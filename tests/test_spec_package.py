@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -25,6 +24,7 @@ from referencing import Registry, Resource
 from acp_codegen import config, emit
 from acp_codegen.pipeline import generate
 from tests.conftest import GenerateFn, strict_decoder
+from tests.userproject import run_readme_example
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA_PATH = REPO / "schema" / "session_update.schema.json"
@@ -209,11 +209,4 @@ def test_prompt_response_requires_a_message_id(acp: ModuleType) -> None:
 
 def test_readme_client_example_runs_as_shown() -> None:
     """The README's client loop (decode, dispatch, apply, render) prints what it says."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("## A client loop", 1)[1].split("\n## ", 1)[0]
-    code = section.split("```python\n", 1)[1].split("```", 1)[0]
-    expected = section.split("```text\n", 1)[1].split("```", 1)[0]
-    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
-                          text=True, check=False)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == expected
+    run_readme_example("## A client loop", REPO)

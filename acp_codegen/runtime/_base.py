@@ -52,21 +52,25 @@ class Method(NamedTuple):
 
 
 class _OpenEnum:
-    """What both open enums share: known values as constants, and how to classify a value."""
+    """What both open enums share: known values as constants, and how to classify a value.
+
+    The machinery's own names are lowercase (``_known_values``, ``is_known``, ...) while
+    generated constants are always UPPER_SNAKE, so no enum value can overwrite them.
+    """
 
     __slots__ = ()
-    KNOWN: ClassVar[frozenset[Any]] = frozenset()
+    _known_values: ClassVar[frozenset[Any]] = frozenset()
 
     def __init_subclass__(cls, values: Mapping[str, Any] | None = None, **kw: Any) -> None:
         super().__init_subclass__(**kw)
         if values is not None:
-            cls.KNOWN = frozenset(values.values())
+            cls._known_values = frozenset(values.values())
             for name, value in values.items():
                 setattr(cls, name, cls(value))  # type: ignore[call-arg]
 
     @property
     def is_known(self) -> bool:
-        return self in self.KNOWN
+        return self in self._known_values
 
     @property
     def is_extension(self) -> bool:

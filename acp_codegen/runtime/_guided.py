@@ -55,24 +55,16 @@ class GuidedWalker(Walker):
         # every level of a deep walk would cost more than the walk.
         return depth <= 2 and (plan[0] == _MODEL or (plan[0] == _LIST and type(obj) is list))
 
-    def convert(
-        self,
-        obj: Any,
-        tp: Any,
-        path: str = "$",
-        repairs: list[Repair] | None = None,
-        strict: bool = False,
-        tried: bool = False,
-        hint: Any = None,
+    def shortcut(
+        self, obj: Any, tp: Any, path: str, hint: Any, repairs: list[Repair] | None
     ) -> Any:
-        if hint is not None and hint is not MISS and not strict:
-            # A fault met before, on a route planned then: fix it and convert, in one go.
-            route = self._routes.get((id(tp), path, id(hint)))
-            if route is not None and route.tp is tp and route.where is hint:
-                value = self._quick(route, obj, repairs)
-                if value is not MISS:
-                    return value
-        return super().convert(obj, tp, path, repairs, strict, tried, hint)
+        # A fault met before, on a route planned then: fix it and convert, in one go.
+        if hint is MISS:
+            return MISS
+        route = self._routes.get((id(tp), path, id(hint)))
+        if route is None or route.tp is not tp or route.where is not hint:
+            return MISS
+        return self._quick(route, obj, repairs)
 
     def _quick(self, route: _Route, obj: Any, repairs: list[Repair] | None) -> Any:
         """`obj` with the one fault `route` plans for fixed, or `MISS` if there are more."""

@@ -6,14 +6,13 @@ union. It knows nothing about particular update kinds: the generated
 annotations, saying for each update class whether it upserts, appends to or
 removes an entity, replaces a session-level snapshot, or is a live-only event.
 It reads update objects through plain attribute access, so the same file
-serves every model library the generator targets.
+serves every model library the generator targets. The handlers that apply each
+update class are compiled from those tables by ``_handlers.py``.
 """
 
 from __future__ import annotations
 
-import binascii
 from collections.abc import Callable, Iterator, Mapping
-from operator import attrgetter
 from typing import Any, ClassVar, NamedTuple
 
 #: The stop reason that an idle snapshot's ``error`` belongs to.
@@ -32,6 +31,7 @@ class EntityRule(NamedTuple):
     finished: tuple[str, tuple[Any, ...] | None] | None = None
     path: tuple[tuple[str, str], ...] = ()  # (attribute, wire) per step to a nested ID
     decode: tuple[tuple[str, str], ...] = ()  # (attribute, inner attribute or "") of base64
+    unkeyed: str | None = None  # "continue": see `_entity_factory`
 
 
 class SnapshotRule(NamedTuple):
@@ -95,7 +95,8 @@ class Entity:
     def __init__(self, kind: str, id: str | None, names: tuple[str, ...]) -> None:
         self._kind = kind
         self._id = id
-        self._values: dict[str, Any] = {}
+        #: field -> value: a dict, or a snapshot's `_Body`
+        self._values: Any = {}
         self._names = names
 
     @property
@@ -154,6 +155,11 @@ class SessionState:
         self.stop_reason: Any = None
         self.error: Any = None
         self._state_tag: str | None = self.RULES.state.idle if self.RULES.state else None
+        self._minted = 0
+        #: the entity of the latest timeline entry (None after a kept unknown update)
+        self._tail: Any = None
+        #: update class -> its handler, bound to this state
+        self._handlers = {cls: make(self) for cls, make in self._FACTORIES.items()}
 
     # -- reading --------------------------------------------------------------------------
     def get(self, kind: str, id: str) -> Any:
@@ -210,275 +216,32 @@ class SessionState:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "RULES" in cls.__dict__:
-            cls._HANDLERS = _compile(cls.RULES)
+            from ._handlers import compile_rules  # the handlers module imports this one
+
+            cls._FACTORIES = compile_rules(cls.RULES)
             cls._FINISHED = {
                 rule.kind: rule.finished
                 for rule in cls.RULES.entities.values()
                 if rule.finished is not None
             }
 
-    _HANDLERS: ClassVar[dict[type[Any], Callable[[SessionState, Any], Any]]] = {}
+    _FACTORIES: ClassVar[dict[type[Any], Callable[[SessionState], Callable[[Any], Any]]]] = {}
     #: kind -> its finished condition, for `is_live`
     _FINISHED: ClassVar[dict[str, tuple[str, tuple[Any, ...] | None]]] = {}
 
     def apply(self, update: Any) -> Any:
         """Apply one decoded update; returns the entity or slot it changed, or the update."""
-        handler = self._HANDLERS.get(type(update))
-        if handler is None and len(type(update).__mro__) > 2:
+        try:
+            handler = self._handlers[type(update)]
+        except KeyError:
             # a struct that kept undeclared properties: look up its base class
-            handler = self._HANDLERS.get(type(update).__mro__[1])
-        if handler is None:  # a known update the annotations say nothing about
-            self.history.append(update)
-            return update
-        return handler(self, update)
+            found = self._handlers.get(type(update).__mro__[1])
+            if found is None:  # a known update the annotations say nothing about
+                self.history.append(update)
+                return update
+            handler = found
+        return handler(update)
 
     def replay(self) -> Iterator[Any]:
         """Every stored update in receive order (live-only events excluded)."""
         return iter(self.history)
-
-
-Handler = Callable[[SessionState, Any], Any]
-
-
-def _compile(rules: Rules) -> dict[type[Any], Handler]:
-    """One specialised handler per update class, built once per generated subclass."""
-    handlers: dict[type[Any], Handler] = {}
-    for cls, entity_rule in rules.entities.items():
-        handlers[cls] = _entity_handler(entity_rule, rules)
-    for cls, snapshot_rule in rules.snapshots.items():
-        handlers[cls] = _snapshot_handler(snapshot_rule, rules)
-    for cls in rules.live:
-        handlers[cls] = _live
-    if rules.unknown is not None:
-        handlers[rules.unknown] = _keep_unknown
-    return handlers
-
-
-def _live(state: SessionState, update: Any) -> Any:
-    return update  # delivered to the caller, never stored or replayed
-
-
-def _keep_unknown(state: SessionState, update: Any) -> Any:
-    state.history.append(update)
-    entry = str(state._unknown_count)
-    state._unknown_count += 1
-    state._entities["unknown", entry] = update
-    return update
-
-
-_MISS = object()
-
-
-def _id_getter(rule: EntityRule) -> Callable[[Any], Any]:
-    """Reads an update's entity ID: a property of the body, or a path into a nested body.
-
-    A path also reaches into an unknown member of a nested open union through its raw
-    payload; an ID that is absent or not a string there reads as None.
-    """
-    if not rule.path:
-        return attrgetter(rule.key)
-    dotted = attrgetter(".".join(attr for attr, _ in rule.path))
-
-    def get(update: Any) -> Any:
-        try:
-            return dotted(update)
-        except AttributeError:
-            pass
-        node = update
-        for attr, wire in rule.path:
-            found = getattr(node, attr, _MISS)
-            if found is _MISS:
-                raw = getattr(node, "raw", None)
-                found = raw.get(wire) if isinstance(raw, dict) else None
-            node = found
-        return node if isinstance(node, str) else None
-
-    return get
-
-
-def _b64(text: Any) -> bytes | None:
-    """Strictly decoded base64, or None when `text` is not base64."""
-    try:
-        return binascii.a2b_base64(text, strict_mode=True)
-    except (binascii.Error, TypeError, ValueError):
-        return None
-
-
-def _decoder(decode: tuple[tuple[str, str], ...]) -> dict[str, Callable[[Any], bytes | None]]:
-    """attribute -> a function from its value to the bytes to store (None: malformed)."""
-    out: dict[str, Callable[[Any], bytes | None]] = {}
-    for attr, inner in decode:
-        if inner:
-            out[attr] = _inner_b64(attrgetter(inner))
-        else:
-            out[attr] = _b64
-    return out
-
-
-def _inner_b64(get: Callable[[Any], Any]) -> Callable[[Any], bytes | None]:
-    def decode(value: Any) -> bytes | None:
-        try:
-            return _b64(get(value))
-        except AttributeError:
-            return None
-
-    return decode
-
-
-def _entity_handler(rule: EntityRule, rules: Rules) -> Handler:
-    kind, key_attr, unset = rule.kind, rule.key, rules.unset
-    get_id = _id_getter(rule)
-    names = rules.kind_fields[kind]
-    initial = dict(rule.initial)
-    decoders = _decoder(rule.decode)
-    patch = _patcher(rule.fields, unset, snapshot=False, decoders=decoders)
-
-    def entity_for(state: SessionState, ident: str) -> Entity:
-        key = (kind, ident)
-        entity = state._entities.get(key)
-        if entity is None:
-            entity = Entity(kind, ident, names)
-            entity._values[key_attr] = ident
-            entity._values.update(initial)
-            state._entities[key] = entity
-        return entity
-
-    if rule.op == "remove":
-
-        def remove(state: SessionState, update: Any) -> None:
-            state.history.append(update)
-            key = (kind, get_id(update))
-            state._entities.pop(key, None)
-
-        return remove
-    if rule.append is None:
-
-        def upsert(state: SessionState, update: Any) -> Any:
-            state.history.append(update)
-            ident = get_id(update)
-            if ident is None:  # an unknown nested body without a readable ID
-                return update
-            entity = entity_for(state, ident)
-            if patch is not None:
-                patch(entity._values, update)
-            return entity
-
-        return upsert
-    source, target = rule.append
-    get_value = attrgetter(source)
-    convert = decoders.get(source)
-
-    def append(state: SessionState, update: Any) -> Any:
-        # The hot path (streamed chunks): a few attribute reads and one dict lookup.
-        state.history.append(update)
-        ident = get_id(update)
-        if ident is None:  # an unknown nested body without a readable ID
-            return update
-        entity = state._entities.get((kind, ident)) or entity_for(state, ident)
-        values = entity._values
-        if patch is not None:
-            patch(values, update)
-        value = get_value(update)
-        if convert is not None:
-            value = convert(value)
-            if value is None:  # not base64: nothing to append
-                return entity
-        current = values.get(target)
-        if type(value) is str or type(value) is bytes:
-            if type(current) is _Joined:
-                current.add(value)
-            elif current is None:
-                values[target] = _Joined(value)
-            else:  # text or bytes a full update stored
-                values[target] = joined = _Joined(current)
-                joined.add(value)
-        elif current is None:
-            values[target] = [value]
-        else:
-            current.append(value)  # our own list: update contents were copied on replace
-        return entity
-
-    return append
-
-
-def _snapshot_handler(rule: SnapshotRule, rules: Rules) -> Handler:
-    kept = frozenset(attr for attr, _ in rule.fields)
-    names = rules.slot_fields[rule.slot]
-    patch = _patcher(rule.fields, rules.unset, snapshot=True)
-    state_rule = rules.state if rules.state is not None and rules.state.slot == rule.slot else None
-
-    def snapshot(state: SessionState, update: Any) -> Entity:
-        state.history.append(update)
-        slot = state._slots.get(rule.slot)
-        if slot is None:
-            slot = state._slots[rule.slot] = Entity(rule.slot, None, names)
-        values = slot._values
-        for attr in [a for a in values if a not in kept]:
-            del values[attr]  # a snapshot is complete: fields it lacks are gone
-        if patch is not None:
-            patch(values, update)
-        if state_rule is not None:
-            before, state._state_tag = state._state_tag, rule.tag
-            if rule.tag == state_rule.idle:
-                carried = values.get("stop_reason")
-                # A repeated idle without a stop reason is not a new completion: it keeps
-                # the last one. Entering idle takes what it carries, None included.
-                if before != rule.tag or carried is not None:
-                    state.stop_reason = carried
-                    # the error belongs to the "error" stop reason only
-                    state.error = values.get("error") if carried == ERROR_STOP else None
-        return slot
-
-    return snapshot
-
-
-Patcher = Callable[[dict[str, Any], Any], None]
-
-
-def _patcher(
-    fields: tuple[tuple[str, str], ...],
-    unset: Any,
-    snapshot: bool,
-    decoders: Mapping[str, Callable[[Any], bytes | None]] | None = None,
-) -> Patcher | None:
-    """A function applying one update's fields to stored values, or None if none apply.
-
-    ``set`` fields take the value (and, in a snapshot, an omitted one is removed);
-    ``replace`` patches keep omitted values and clear on null; ``merge`` patches
-    update the stored dict by top-level key, in place; ``scoped`` fields are never
-    stored. A field in `decoders` stores the bytes its base64 value carries (a value
-    that is not base64 counts as omitted).
-    """
-    kept = tuple((attr, mode) for attr, mode in fields if mode != "scoped")
-    if not kept:
-        return None
-    attrs = tuple(attr for attr, _ in kept)
-    modes = tuple(mode for _, mode in kept)
-    get_all = attrgetter(*attrs)
-    single = len(attrs) == 1
-    convert = tuple((decoders or {}).get(attr) for attr in attrs)
-
-    def patch(values: dict[str, Any], update: Any) -> None:
-        got = (get_all(update),) if single else get_all(update)
-        for attr, mode, value, decode in zip(attrs, modes, got, convert, strict=True):
-            if value is unset:
-                if snapshot and mode == "set":
-                    values.pop(attr, None)
-            elif value is None:
-                values.pop(attr, None)
-            elif mode == "merge":
-                stored = values.get(attr)
-                if stored is None:
-                    values[attr] = dict(value)  # our own copy, merged into in place later
-                else:
-                    stored.update(value)
-            elif decode is not None:
-                data = decode(value)
-                if data is not None:
-                    values[attr] = data
-            elif type(value) is list:
-                values[attr] = value.copy()
-            else:
-                values[attr] = value
-
-    return patch

@@ -181,6 +181,10 @@ class Walker:
         a repair is an error instead (for library hooks whose caller cannot report).
         `tried` says the caller already saw strict decoding of the whole value fail;
         `hint` is where that failure was, read by `Leaves.error_at`, if the caller has it."""
+        if hint is not None and not strict:
+            value = self.shortcut(obj, tp, path, hint, repairs)
+            if value is not MISS:
+                return value
         call = _Call(repairs, strict, path, hint)
         trail: list[Any] = []
         value = self._conv(obj, tp, path, 0, call, trail, tried)
@@ -189,6 +193,12 @@ class Walker:
         return value
 
     # -- hooks for a faster repair (see `_guided.GuidedWalker`) --------------------------------
+    def shortcut(
+        self, obj: Any, tp: Any, path: str, hint: Any, repairs: list[Repair] | None
+    ) -> Any:
+        """`obj` as `tp` at once, from where its strict conversion failed, or `MISS`."""
+        return MISS
+
     def guides(self, obj: Any, plan: tuple[Any, ...], depth: int) -> bool:
         """Whether `guided` may try `obj` before the walk does."""
         return False

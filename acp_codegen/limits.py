@@ -1,0 +1,222 @@
+"""Build-stage check: every number the generated code will hold fits what both targets hold.
+
+Runs over the selected definitions before any IR is built, so a value that a
+generated package could not import or use (a bound beyond what msgspec accepts,
+a length of ``-1`` or ``1.5``, an enum value beyond int64, an annotation value
+beyond 64 bits) is a `SchemaError` at its pointer instead of a package that
+fails on first import or decode. Floats that overflowed to infinity are refused
+earlier, by `load`, wherever they appear. The limits are the ones msgspec sets;
+pydantic holds every value inside them, so a schema accepted for one target is
+accepted for the other.
+
+The walk is iterative and visits only keywords that hold subschemas, like
+`load.iter_refs`; data keywords (``default``, ``x-acp-*``) are checked as data.
+`check_model_chains` runs later, on the IR, with the chosen target's limit on how
+deep definitions may name one another.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from . import ir
+from .errors import SchemaError, join_pointer
+
+#: msgspec keeps integer bounds, ``Literal`` values and enum values within int64.
+INT64 = (-(2**63), 2**63 - 1)
+#: The widest integer a msgspec decoder returns natively (int64 and uint64 together).
+WIRE_INT = (-(2**63), 2**64 - 1)
+#: Keywords whose value becomes a bound in generated code.
+BOUNDS = ("minimum", "maximum")
+#: Keywords whose value becomes a length in generated code (``min_length``/``MinLen``).
+LENGTHS = ("minLength", "minItems")
+_MAPS = ("properties", "$defs")
+_LISTS = ("anyOf", "oneOf", "allOf")
+_SINGLE = ("items", "not", "additionalProperties", "unevaluatedProperties")
+_DATA = ("default",)
+ANNOTATION_PREFIX = "x-acp-"
+
+
+def is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def whole(value: int | float) -> int | None:
+    """`value` as an int when it is a whole number (``2`` or ``2.0``), else None."""
+    if isinstance(value, int):
+        return value
+    return int(value) if value.is_integer() else None
+
+
+def check(defs: dict[str, Any], names: list[str], source: str) -> None:
+    """Refuse the first out-of-range number under the definitions `names`."""
+    stack: list[tuple[Any, str]] = [(defs[n], join_pointer("/$defs", n)) for n in names]
+    while stack:
+        node, pointer = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        _check_node(node, pointer, source)
+        for key in _MAPS:
+            value = node.get(key)
+            if isinstance(value, dict):
+                stack.extend((s, join_pointer(pointer, key, k)) for k, s in value.items())
+        for key in _LISTS:
+            value = node.get(key)
+            if isinstance(value, list):
+                stack.extend((s, join_pointer(pointer, key, i)) for i, s in enumerate(value))
+        for key in _SINGLE:
+            if key in node:
+                stack.append((node[key], join_pointer(pointer, key)))
+
+
+def _check_node(node: dict[str, Any], pointer: str, source: str) -> None:
+    declared = node.get("type")
+    types = set(declared) if isinstance(declared, list) else {declared}
+    for key in BOUNDS:
+        if key in node and is_number(node[key]):
+            _bound(node[key], "integer" in types, join_pointer(pointer, key), source)
+    for key in LENGTHS:
+        if key in node and is_number(node[key]):
+            _length(node[key], join_pointer(pointer, key), source)
+    if "const" in node:
+        _constant(node["const"], join_pointer(pointer, "const"), source)
+    enum = node.get("enum")
+    if isinstance(enum, list):
+        for index, value in enumerate(enum):
+            _constant(value, join_pointer(pointer, "enum", index), source)
+    for key, value in node.items():
+        if key in _DATA or key.startswith(ANNOTATION_PREFIX):
+            _data(value, join_pointer(pointer, key), source)
+
+
+def _bound(value: int | float, integer: bool, pointer: str, source: str) -> None:
+    if integer:
+        number = whole(value)
+        if number is None:
+            raise SchemaError(
+                f"bound {value!r} on an integer must be a whole number", pointer, source
+            )
+        _int64(number, "bound {} on an integer", "generated code cannot check", pointer, source)
+        return
+    if isinstance(value, int) and abs(value) > sys.float_info.max:
+        raise SchemaError(f"bound {_show(value)} does not fit a 64-bit float", pointer, source)
+
+
+def _show(value: int) -> str:
+    """A long integer shortened for an error line (``1000…000 (401 digits)``)."""
+    text = str(value)
+    digits = len(text.lstrip("-"))
+    return text if digits <= 24 else f"{text[:5]}…{text[-3:]} ({digits} digits)"
+
+
+def _length(value: int | float, pointer: str, source: str) -> None:
+    number = whole(value)
+    if number is None or not 0 <= number <= INT64[1]:
+        raise SchemaError(
+            f"length {value!r} must be a whole number from 0 to {INT64[1]}", pointer, source
+        )
+
+
+def _constant(value: Any, pointer: str, source: str) -> None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        what, why = "constant {}", "generated enums and literals cannot hold"
+        _int64(value, what, why, pointer, source)
+
+
+def _int64(number: int, what: str, why: str, pointer: str, source: str) -> None:
+    """Refuse `number` outside int64; `what` has a ``{}`` for the number."""
+    if not INT64[0] <= number <= INT64[1]:
+        raise SchemaError(
+            f"{what.format(_show(number))} is outside int64, which {why}", pointer, source
+        )
+
+
+def _data(value: Any, pointer: str, source: str) -> None:
+    stack = [(value, pointer)]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((v, join_pointer(where, k)) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, join_pointer(where, i)) for i, v in enumerate(node))
+        elif isinstance(node, int) and not isinstance(node, bool):
+            if not WIRE_INT[0] <= node <= WIRE_INT[1]:
+                raise SchemaError(
+                    f"number {_show(node)} is outside 64 bits, which generated code cannot carry",
+                    where,
+                    source,
+                )
+
+
+# -- chains of definitions (on the IR, per target) -------------------------------------------
+
+#: Both libraries build a class's decoder by recursing into every class its fields name, so
+#: a long enough chain of definitions exhausts Python's recursion limit in the generated
+#: package (measured at the default limit of 1000: pydantic fails near 70 plain levels,
+#: msgspec near 1000). Longer chains are refused; the published schemas reach 11.
+MAX_MODEL_CHAIN = {"msgspec": 256, "pydantic": 32}
+
+
+def _names(expr: ir.TypeExpr) -> list[str]:
+    """The definitions a type expression names, without recursion."""
+    found: list[str] = []
+    stack = [expr]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ir.Ref):
+            found.append(item.name)
+        elif isinstance(item, ir.ListOf | ir.Nullable):
+            stack.append(item.item if isinstance(item, ir.ListOf) else item.inner)
+        elif isinstance(item, ir.MapOf):
+            stack.append(item.value)
+        elif isinstance(item, ir.UnionOf):
+            stack.extend(item.members)
+    return found
+
+
+def _edges(node: ir.Def) -> list[str]:
+    if isinstance(node, ir.Struct):
+        return [n for f in node.fields for n in _names(f.type)]
+    if isinstance(node, ir.TaggedUnion):
+        return [v.target for v in node.variants] + [node.default_variant or ""]
+    if isinstance(node, ir.Alias):
+        return _names(node.target)
+    if isinstance(node, ir.ShapeUnion):
+        return [n for m in node.members for n in _names(m)]
+    return []
+
+
+def check_model_chains(module: ir.Module, target: str) -> None:
+    """Refuse definitions that name one another more levels deep than `target` builds.
+
+    An iterative depth-first walk; a reference back into the walk (a recursive type)
+    counts as nothing, since pydantic builds those through named references.
+    """
+    limit = MAX_MODEL_CHAIN[target]
+    edges = {d.name: [n for n in _edges(d) if module.find(n)] for d in module.defs}
+    depth: dict[str, int] = {}
+    for root in sorted(edges):
+        stack: list[tuple[str, int]] = [(root, 0)]
+        walking = {root}
+        while stack:
+            name, index = stack[-1]
+            children = edges[name]
+            if index < len(children):
+                stack[-1] = (name, index + 1)
+                child = children[index]
+                if child not in depth and child not in walking:
+                    walking.add(child)
+                    stack.append((child, 0))
+                continue
+            stack.pop()
+            walking.discard(name)
+            own = 0 if isinstance(module.get(name), ir.Alias) else 1  # an alias is a plain name
+            depth[name] = own + max((depth.get(c, 0) for c in children), default=0)
+            if depth[name] > limit:
+                raise SchemaError(
+                    f"definitions name one another more than {limit} levels deep from here, "
+                    f"which the {target} target cannot build (it recurses once per level)",
+                    module.get(name).pointer,
+                    module.source,
+                )
