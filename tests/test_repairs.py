@@ -222,3 +222,31 @@ def test_shortcut_agrees_with_the_walk(make_package: GenerateFn) -> None:
             assert json.loads(pkg.encode(decoded)) == json.loads(pkg.encode(walked)), update
             if not repairs:  # lossless: what arrived goes back out
                 assert json.loads(pkg.encode(decoded)) == params, update
+
+
+def test_a_union_nested_in_the_union_is_read_strictly(make_package: GenerateFn) -> None:
+    """``state_update``'s body is itself a union, which one strict msgspec pass cannot
+    read: strict decoding names its known tag as the fault, yet it must be read by the
+    second strict pass, never the slow path, and an unknown kind still must not."""
+    pkg = make_package(OWN_SCHEMA, "rep_own")
+    calls: list[int] = []
+    real = pkg._runtime.convert
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    update = {"sessionUpdate": "state_update", "state": "running",
+              "background": [{"type": "terminal", "terminalId": "t"}]}
+    message = {"jsonrpc": "2.0", "method": "session/update",
+               "params": {"sessionId": "s", "update": update}}
+    pkg._runtime.convert = counting
+    try:
+        decoded = pkg.decode_notification(json.dumps(message))
+        assert not calls and json.loads(pkg.encode(decoded.update)) == update
+        unknown = {**message, "params": {"sessionId": "s", "update": {"sessionUpdate": "_x"}}}
+        assert isinstance(pkg.decode_notification(json.dumps(unknown)).update,
+                          pkg.UnknownSessionUpdate)
+        assert calls
+    finally:
+        pkg._runtime.convert = real

@@ -287,6 +287,7 @@ class RawEnvelope:
         #: needs no second strict attempt (the caller compares, to save a call).
         self.unknown_at = None if spec is None else ["params", update.encode_name, spec.tag_field]
         self._update_type = update.type
+        self._spec = spec
         rename = {f.name: f.encode_name for f in msgspec.structs.fields(params)}
         raw_params = msgspec.defstruct(
             "RawParams",
@@ -313,6 +314,14 @@ class RawEnvelope:
         self._update_attr = update_attr
         self._decode_update = decode_update
 
+    def _known(self, value: Any) -> bool:
+        """Whether update `value` carries a tag its union lists."""
+        spec = self._spec
+        if spec is None or type(value) is not dict:
+            return False
+        tag = value.get(spec.tag_field)
+        return type(tag) is str and tag in spec.variants
+
     def __call__(
         self, data: bytes | str, repairs: list[Repair] | None = None, unknown: bool = False
     ) -> Any:
@@ -326,9 +335,10 @@ class RawEnvelope:
         found: list[Repair] | None = None if repairs is None else []
         try:
             raw_update = getattr(raw, self._update_attr)
-            if unknown:
-                update = convert(parse_json(raw_update), self._update_type, "$", found, tried=True)
-            else:
+            value = parse_json(raw_update) if unknown else None
+            if unknown and not self._known(value):
+                update = convert(value, self._update_type, "$", found, tried=True)
+            else:  # (a known tag strict decoding refused: a union nested in the union)
                 update = self._decode_update(raw_update, found)
         except DecodeError as exc:
             raise DecodeError(exc.message, "$.params.update" + exc.path[1:]) from None
