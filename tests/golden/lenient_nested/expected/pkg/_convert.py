@@ -245,10 +245,12 @@ class MsgspecLeaves(Leaves):
     def kept_as(self, values: dict[str, Any], cls: Any, extra: dict[str, Any]) -> Any:
         """JSON object `values` converted strictly straight into the `_with_extras` class
         of struct `cls`, holding `extra`; `MISS` when it does not convert."""
-        obj = self.try_strict(values, _with_extras(cls))
-        if obj is not MISS:
-            obj.__dict__[EXTRA_ATTR] = extra
-            EXTRAS_SEEN[0] = True
+        try:
+            obj = msgspec.convert(values, _with_extras(cls), dec_hook=dec_hook, strict=True)
+        except (msgspec.ValidationError, RecursionError):
+            return MISS  # (the whole conversion reports it)
+        obj.__dict__[EXTRA_ATTR] = extra
+        EXTRAS_SEEN[0] = True
         return obj
 
     def placeholder(self, spec: TaggedUnion | type[Any]) -> Any:

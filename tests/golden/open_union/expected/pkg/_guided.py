@@ -195,7 +195,7 @@ class GuidedWalker(Walker):
             # placeholder for the whole conversion, unless something else is wrong inside.
             leaves: Any = self.leaves
             inside = segments[:at]
-            if any(e[0][:at] == inside for e in extras):  # kept or placed at or below
+            if extras and any(e[0][:at] == inside for e in extras):  # kept or placed below
                 direct = MISS
             else:
                 direct = leaves.kept_as(kept, route.field, extra)
