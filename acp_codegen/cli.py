@@ -91,7 +91,7 @@ def _options(verb: str) -> list[Callable[[Callable[..., Any]], Callable[..., Any
             "closed_all",
             is_flag=True,
             help="Keep the schema's own openness: unions and enums it closes reject unknown "
-            "values. [default: every union and enum open]",
+            "values. [default: every union and enum is open]",
         ),
         click.option(
             "--closed-type",
@@ -138,11 +138,11 @@ def _jobs(kwargs: dict[str, Any]) -> list[NamedJob]:
         target=kwargs["target"],
         formatter=kwargs["formatter"],
         overlays=kwargs["overlays"],
+        line_length=kwargs["line_length"],
+        no_builtin_overlay=kwargs["no_builtin_overlay"],
         closed_all=kwargs["closed_all"],
         closed=kwargs["closed"],
         drop_unknown_fields=kwargs["drop_unknown_fields"],
-        line_length=kwargs["line_length"],
-        no_builtin_overlay=kwargs["no_builtin_overlay"],
     )
     loaded = config.load(kwargs["config_path"])
     return config.select(loaded, kwargs["job_names"], flags)

@@ -15,9 +15,9 @@ ways::
 Keys of a job: ``schema`` and ``out`` (required), ``package`` (defaults to the
 last part of ``out``), ``target``, ``formatter``, ``line_length``, ``roots``,
 ``all``, ``overlays`` (files adding ``x-acp-*`` annotations), ``builtin_overlay``
-(false turns off the built-in v1/v2 overlay), ``closed`` (``true``, or a list of
-union and enum names that keep the schema's own openness instead of being open)
-and ``keep_unknown_fields`` (``false`` drops undeclared properties). Paths are relative to the
+(false turns off the built-in v1/v2 overlay), ``closed`` (``true``, or a list of union
+and enum names that keep the schema's own openness instead of being open) and
+``keep_unknown_fields`` (``false`` drops undeclared properties). Paths are relative to the
 pyproject.toml that holds them. Command-line flags override the keys of every
 selected job. Every mistake is a `UsageError` whose one line names the file,
 the table and the key.
@@ -72,11 +72,11 @@ class Overrides:
     target: str | None = None
     formatter: str | None = None
     overlays: tuple[Path, ...] = ()
+    line_length: int | None = None
+    no_builtin_overlay: bool = False
     closed_all: bool = False
     closed: tuple[str, ...] = ()
     drop_unknown_fields: bool = False
-    line_length: int | None = None
-    no_builtin_overlay: bool = False
 
     def any(self) -> bool:
         return any(
@@ -89,11 +89,11 @@ class Overrides:
                 self.target,
                 self.formatter,
                 self.overlays,
+                self.line_length,
+                self.no_builtin_overlay,
                 self.closed_all,
                 self.closed,
                 self.drop_unknown_fields,
-                self.line_length,
-                self.no_builtin_overlay,
             )
         )
 
@@ -188,6 +188,9 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
     take_all = entry.get("all", False)
     if not isinstance(take_all, bool):
         raise UsageError(f"{label} key 'all' must be true or false")
+    builtin_overlay = entry.get("builtin_overlay", True)
+    if not isinstance(builtin_overlay, bool):
+        raise UsageError(f"{label} key 'builtin_overlay' must be true or false")
     closed = entry.get("closed", False)
     if not isinstance(closed, bool) and not (
         isinstance(closed, list) and all(isinstance(c, str) and c for c in closed)
@@ -196,9 +199,6 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
     keep = entry.get("keep_unknown_fields", True)
     if not isinstance(keep, bool):
         raise UsageError(f"{label} key 'keep_unknown_fields' must be true or false")
-    builtin_overlay = entry.get("builtin_overlay", True)
-    if not isinstance(builtin_overlay, bool):
-        raise UsageError(f"{label} key 'builtin_overlay' must be true or false")
     formatter = entry.get("formatter", "ruff")
     if formatter not in FORMATTERS:
         raise UsageError(
@@ -230,10 +230,10 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
         formatter=formatter,
         line_length=line_length,
         overlays=tuple(base / o for o in overlays),
+        builtin_overlay=builtin_overlay,
         closed_all=closed is True,
         closed=tuple(closed) if isinstance(closed, list) else (),
         keep_unknown_fields=keep,
-        builtin_overlay=builtin_overlay,
         command=CONFIG_COMMAND,
     )
 
@@ -284,10 +284,10 @@ def override(job: Job, flags: Overrides) -> Job:
         formatter=flags.formatter or job.formatter,
         line_length=flags.line_length or job.line_length,
         overlays=flags.overlays or job.overlays,
+        builtin_overlay=job.builtin_overlay and not flags.no_builtin_overlay,
         closed_all=flags.closed_all or job.closed_all,
         closed=flags.closed or job.closed,
         keep_unknown_fields=job.keep_unknown_fields and not flags.drop_unknown_fields,
-        builtin_overlay=job.builtin_overlay and not flags.no_builtin_overlay,
         command="",
     )
 
@@ -311,10 +311,10 @@ def job_from_flags(flags: Overrides) -> Job:
         formatter=flags.formatter or "ruff",
         line_length=flags.line_length or LINE_LENGTH,
         overlays=flags.overlays,
+        builtin_overlay=not flags.no_builtin_overlay,
         closed_all=flags.closed_all,
         closed=flags.closed,
         keep_unknown_fields=not flags.drop_unknown_fields,
-        builtin_overlay=not flags.no_builtin_overlay,
     )
 
 

@@ -73,8 +73,8 @@ class Console:
 
     def __init__(self, verbosity: int = 1) -> None:
         self.verbosity = verbosity
-        self.stdout = click.get_text_stream("stdout")
-        self.stderr = click.get_text_stream("stderr")
+        self.stdout = sys.stdout
+        self.stderr = sys.stderr
         self.out_color = color_enabled(self.stdout)
         self.err_color = color_enabled(self.stderr)
         self._progress_open = False
@@ -158,7 +158,7 @@ class Console:
 
 def fail(message: str) -> None:
     """Print one error line on stderr and exit 2."""
-    stderr = click.get_text_stream("stderr")
+    stderr = sys.stderr
     click.echo(click.style(safe(message), fg="red"), err=True, color=color_enabled(stderr))
     sys.exit(EXIT_BAD_INPUT)
 

@@ -17,6 +17,7 @@ deep definitions may name one another.
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import Any
 
@@ -220,3 +221,23 @@ def check_model_chains(module: ir.Module, target: str) -> None:
                     module.get(name).pointer,
                     module.source,
                 )
+
+
+def int_bounds(
+    low: float | int | None, high: float | int | None
+) -> tuple[int | None, int | None] | None:
+    """The bounds of a JSON number's int branch, as whole numbers inside int64 (what both
+    libraries can check), or None when no int64 value lies between `low` and `high`.
+
+    A bound at or past the end of int64 says nothing the library does not check already,
+    so it is left out.
+    """
+    lo = None if low is None else math.ceil(low)
+    hi = None if high is None else math.floor(high)
+    if (lo is not None and lo > INT64[1]) or (hi is not None and hi < INT64[0]):
+        return None
+    if lo is not None and hi is not None and lo > hi:
+        return None
+    return (None if lo is None or lo <= INT64[0] else lo), (
+        None if hi is None or hi >= INT64[1] else hi
+    )

@@ -10,12 +10,12 @@ the runtime's slow path reads.
 
 from __future__ import annotations
 
-import math
 import re
 
 from . import ir, naming
 from .errors import SchemaError
 from .ir import INT_FORMAT_BITS
+from .limits import int_bounds
 from .views import (
     AliasView,
     EnumView,
@@ -31,24 +31,6 @@ from .views import (
 #: Characters msgspec refuses in a renamed field's wire name.
 _UNRENAMABLE = re.compile(r'[\\"\x00-\x1f]')
 
-
-INT64 = (-(2**63), 2**63 - 1)
-
-
-def int_bounds(low: float | None, high: float | None) -> tuple[int | None, int | None] | None:
-    """Bounds of the integer half of a JSON number bounded by `low` and `high`, as whole
-    numbers (each None where every int64 meets it), or None where no int64 can: then
-    only floats hold such a number. Both targets' int types are int64 at most."""
-    lo = None if low is None else math.ceil(low)
-    hi = None if high is None else math.floor(high)
-    if (lo is not None and lo > INT64[1]) or (hi is not None and hi < INT64[0]):
-        return None
-    if lo is not None and hi is not None and lo > hi:
-        return None
-    return (
-        None if lo is None or lo <= INT64[0] else lo,
-        None if hi is None or hi >= INT64[1] else hi,
-    )
 
 
 class Lowerer:
@@ -90,14 +72,14 @@ class Lowerer:
         bound = 1.7976931348623157e308
         floats = {"ge": -bound, "le": bound} | {k: float(v) for k, v in args.items()}  # type: ignore[arg-type]
         float_meta = ", ".join(f"{k}={v!r}" for k, v in sorted(floats.items()))
-        float_type = f"typing.Annotated[float, msgspec.Meta({float_meta})]"
+        float_branch = f"typing.Annotated[float, msgspec.Meta({float_meta})]"
         ints = int_bounds(args.get("ge"), args.get("le"))  # type: ignore[arg-type]
         if ints is None:
-            return float_type
-        pairs = zip(("ge", "le"), ints, strict=True)
-        int_meta = ", ".join(f"{k}={v!r}" for k, v in pairs if v is not None)
-        int_type = f"typing.Annotated[int, msgspec.Meta({int_meta})]" if int_meta else "int"
-        return f"{int_type} | {float_type}"
+            return float_branch
+        named = zip(("ge", "le"), ints, strict=True)
+        int_meta = ", ".join(f"{k}={v!r}" for k, v in named if v is not None)
+        int_branch = f"typing.Annotated[int, msgspec.Meta({int_meta})]" if int_meta else "int"
+        return f"{int_branch} | {float_branch}"
 
     def prim(self, prim: ir.Prim) -> str:
         base = {

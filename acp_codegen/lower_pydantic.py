@@ -19,7 +19,8 @@ from functools import cache
 from . import ir, naming
 from .errors import SchemaError
 from .ir import INT_FORMAT_BITS
-from .lower_msgspec import FieldView, Lowerer, StructView, View, _json, int_bounds
+from .limits import int_bounds
+from .lower_msgspec import FieldView, Lowerer, StructView, View, _json
 
 
 @cache
@@ -88,21 +89,21 @@ class PydanticLowerer(Lowerer):
         if not metas:
             return base
         if prim.kind == "float":  # a JSON number: an int or a float, each bounded
-            return self.bounded_number(low, high, metas)
+            return self.bounded_number(low, high, f"typing.Annotated[float, {', '.join(metas)}]")
         return f"typing.Annotated[{base}, {', '.join(metas)}]"
 
-    def bounded_number(self, low: float | None, high: float | None, metas: list[str]) -> str:
-        """An int (bounded as whole numbers, where any int64 can meet the bounds) or a
-        float, each with the bounds `metas` spell for the float."""
-        float_type = f"typing.Annotated[float, {', '.join(metas)}]"
+    def bounded_number(self, low: float | None, high: float | None, float_branch: str) -> str:
+        """The int branch (bounds inside int64, or none at all) in front of `float_branch`."""
         ints = int_bounds(low, high)
         if ints is None:
-            return float_type
-        names = ("annotated_types.Ge", "annotated_types.Le")
-        int_metas = [f"{name}({v!r})" for name, v in zip(names, ints, strict=True) if v is not None]
-        if not int_metas:
-            return f"int | {float_type}"
-        return f"typing.Annotated[int, {', '.join(int_metas)}] | {float_type}"
+            return float_branch
+        metas = [
+            self.use("annotated_types", f"annotated_types.{name}({value!r})")
+            for name, value in zip(("Ge", "Le"), ints, strict=True)
+            if value is not None
+        ]
+        int_branch = f"typing.Annotated[int, {', '.join(metas)}]" if metas else "int"
+        return f"{int_branch} | {float_branch}"
 
     def struct(self, node: ir.Struct) -> StructView:
         fields = [self.field(f) for f in node.fields]

@@ -108,15 +108,15 @@ class Job:
     line_length: int = LINE_LENGTH
     #: Overlay files adding x-acp-* annotations to a schema we did not write.
     overlays: tuple[Path, ...] = ()
+    #: Without `overlays`, annotate an unannotated schema with the built-in overlay
+    #: its shape selects (``overlay.choose_builtin``).
+    builtin_overlay: bool = True
     #: Keep the schema's own openness for every union and enum (``closed = true``) ...
     closed_all: bool = False
     #: ... or only for these unions and enums (``closed = ["Name", ...]``).
     closed: tuple[str, ...] = ()
     #: Keep undeclared properties of objects and write them back on encode.
     keep_unknown_fields: bool = True
-    #: Without `overlays`, annotate an unannotated schema with the built-in overlay
-    #: its shape selects (``overlay.choose_builtin``).
-    builtin_overlay: bool = True
     #: The command recorded in file headers; defaults to the equivalent CLI call.
     command: str = ""
 
@@ -139,13 +139,13 @@ class Job:
             parts.append(f"--target {self.target}")
         if self.formatter != "ruff":
             parts.append(f"--formatter {self.formatter}")
+        if self.line_length != LINE_LENGTH:
+            parts.append(f"--line-length {self.line_length}")
         if self.closed_all:
             parts.append("--closed")
         parts += [f"--closed-type {name}" for name in self.closed]
         if not self.keep_unknown_fields:
             parts.append("--drop-unknown-fields")
-        if self.line_length != LINE_LENGTH:
-            parts.append(f"--line-length {self.line_length}")
         return " ".join(parts)
 
     def options(self) -> dict[str, object]:
@@ -228,20 +228,19 @@ def build_module(job: Job) -> tuple[ir.Module, str, object]:
     """
     plain = load.load_path(job.schema)
     loaded, why, builtin = annotate(job, plain)
-    module = _open(job, build.build(loaded, job.roots, job.take_all))
+    module = _build_open(job, loaded)
     if builtin:  # a built-in overlay never stops a schema from generating
         try:
             semantics.reducer_spec(module)
         except SchemaError as exc:
-            plain_module = _open(job, build.build(plain, job.roots, job.take_all))
-            return plain_module, f"{why}: {exc}", plain.document
+            return _build_open(job, plain), f"{why}: {exc}", plain.document
     if module.update_union is None:
         why = "the generated definitions hold no session/update union"
     return module, why, loaded.document
 
 
-def _open(job: Job, module: ir.Module) -> ir.Module:
-    """`module` open by default, except what the job closes (see `opening`)."""
+def _build_open(job: Job, loaded: load.LoadedSchema) -> ir.Module:
+    module = build.build(loaded, job.roots, job.take_all)
     return opening.open_module(module, job.closed_all, job.closed)
 
 

@@ -255,23 +255,29 @@ def test_history_replays_every_update_in_order(v1: ModuleType) -> None:
     assert [json.loads(v1.encode(u)) for u in state.replay()] == updates
 
 
-def test_unknown_kinds_are_kept_raw_unless_the_job_closes_the_union(
-    v1: ModuleType, make_package: GenerateFn, target: str
-) -> None:
-    """v1's SessionUpdate is a closed oneOf, but packages are open by default: an unknown
-    kind decodes to UnknownSessionUpdate, which the reducer keeps unchanged.
-    A job that keeps the schema's own openness refuses it before any reducer sees it."""
-    wire = {"sessionUpdate": "_acme_progress", "percent": 1}
+def test_unknown_kinds_are_kept_by_the_v1_reducer(v1: ModuleType) -> None:
+    """v1's SessionUpdate is a closed oneOf in the schema, but the package is open by
+    default: an unknown kind decodes to UnknownSessionUpdate, the reducer keeps it in
+    history unchanged, and it re-encodes exactly."""
+    wire = {"sessionUpdate": "_acme_progress", "percent": 1, "_meta": {"a": [1, 2.5]}}
     update = v1.decode_update(json.dumps(wire))
-    assert isinstance(update, v1.UnknownSessionUpdate)
+    assert type(update) is v1.UnknownSessionUpdate
     state = v1.SessionState()
-    state.apply(update)
-    assert list(state.replay()) == [update]
-    assert json.loads(v1.encode(update)) == wire
+    assert state.apply(update) is update
+    assert [json.loads(v1.encode(u)) for u in state.replay()] == [wire]
+    assert state.timeline == [("unknown", "0")]  # kept in its place among the messages
+
+
+def test_a_job_that_closes_the_v1_union_refuses_unknown_kinds(
+    make_package: GenerateFn, target: str
+) -> None:
+    """With the schema's own openness kept, an unknown kind is a DecodeError before any
+    reducer sees it."""
+    corpus.require()
     closed = make_package(corpus.newest(V1_STABLE), "state_v1_closed", target=target,
                           closed_all=True)
     with pytest.raises(closed.DecodeError):
-        closed.decode_update(json.dumps(wire))
+        closed.decode_update(json.dumps({"sessionUpdate": "_acme_progress", "percent": 1}))
 
 
 def test_known_kinds_without_annotation_are_kept_raw(make_package: GenerateFn,

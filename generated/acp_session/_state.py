@@ -233,15 +233,13 @@ class SessionState:
 
     def apply(self, update: Any) -> Any:
         """Apply one decoded update; returns the entity or slot it changed, or the update."""
-        try:
-            handler = self._handlers[type(update)]
-        except KeyError:
+        handler = self._handlers.get(type(update))
+        if handler is None and len(type(update).__mro__) > 2:
             # a struct that kept undeclared properties: look up its base class
-            found = self._handlers.get(type(update).__mro__[1])
-            if found is None:  # a known update the annotations say nothing about
-                self.history.append(update)
-                return update
-            handler = found
+            handler = self._handlers.get(type(update).__mro__[1])
+        if handler is None:  # a known update the annotations say nothing about
+            self.history.append(update)
+            return update
         return handler(update)
 
     def replay(self) -> Iterator[Any]:
