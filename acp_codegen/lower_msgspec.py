@@ -32,7 +32,6 @@ from .views import (
 _UNRENAMABLE = re.compile(r'[\\"\x00-\x1f]')
 
 
-
 class Lowerer:
     #: How generated code spells the omitted marker.
     unset = "msgspec.UNSET"
