@@ -164,4 +164,6 @@ class PydanticLowerer(Lowerer):
 
 def lower(module: ir.Module, keep_unknown_fields: bool = True) -> View:
     lowerer = PydanticLowerer(module, keep_unknown_fields)
-    return replace(lowerer.view(), library_imports=tuple(sorted(lowerer.libraries)))
+    return replace(
+        lowerer.view(), library_imports=tuple(sorted(lowerer.libraries)), enum_class_vars=True
+    )
