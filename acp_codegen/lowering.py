@@ -44,6 +44,9 @@ class Lowering(ABC):
 
     #: How generated code spells the omitted marker.
     unset = "_rt.UNSET"
+    #: Whether open enums list their constants as ``typing.ClassVar`` annotations rather
+    #: than as enum members (see `views.View.enum_class_vars`).
+    enum_class_vars = False
 
     def __init__(self, module: ir.Module, keep_unknown_fields: bool = True) -> None:
         self.module = module
@@ -241,6 +244,7 @@ class Lowering(ABC):
             module.update_union,
             module.update_field,
             self.library_imports(),
+            self.enum_class_vars,
         )
 
 

@@ -94,12 +94,15 @@ class View:
     update_field: str | None = None
     #: Third-party modules the models import besides the target's own (pydantic target).
     library_imports: tuple[str, ...] = ()
+    #: Whether open enums list their constants as ``typing.ClassVar`` annotations (pydantic
+    #: target) rather than as enum members (msgspec target).
+    enum_class_vars: bool = False
 
     def mentions(self, prefix: str) -> bool:
         """Whether the models module spells `prefix` (``typing.``, ``_rt.``) anywhere, so
         it imports only what it uses (a schema of plain objects needs neither)."""
         texts = [e.base for e in self.enums]
-        texts += ["typing.ClassVar" for e in self.enums if e.open]
+        texts += ["typing.ClassVar" for e in self.enums if e.open and self.enum_class_vars]
         texts += [s.options for s in self.structs]
         for s in self.structs:
             texts += [f.annotation for f in s.fields] + [f.default or "" for f in s.fields]

@@ -98,7 +98,7 @@ def _spots(raw: Any, decoded: Any, path: tuple[Any, ...], pkg: Any) -> list[tupl
         for i, (r, d) in enumerate(zip(raw, decoded, strict=True)):
             out += _spots(r, d, (*path, i), pkg)
         return out
-    if isinstance(decoded, pkg._base.OpenStrEnum) and isinstance(raw, str):
+    if isinstance(decoded, pkg._runtime.OpenStrEnum) and isinstance(raw, str):
         return [path]
     attrs = _wire_attrs(decoded)
     if not isinstance(raw, dict) or attrs is None:

@@ -268,6 +268,18 @@ def test_unknown_kinds_are_kept_by_the_v1_reducer(v1: ModuleType) -> None:
     assert state.timeline == [("unknown", "0")]  # kept in its place among the messages
 
 
+def test_a_job_that_closes_the_v1_union_refuses_unknown_kinds(
+    make_package: GenerateFn, target: str
+) -> None:
+    """With the schema's own openness kept, an unknown kind is a DecodeError before any
+    reducer sees it."""
+    corpus.require()
+    closed = make_package(corpus.newest(V1_STABLE), "state_v1_closed", target=target,
+                          closed_all=True)
+    with pytest.raises(closed.DecodeError):
+        closed.decode_update(json.dumps({"sessionUpdate": "_acme_progress", "percent": 1}))
+
+
 def test_known_kinds_without_annotation_are_kept_raw(make_package: GenerateFn,
                                                      target: str) -> None:
     """The unstable v1 plan_removed has no annotation: the reducer keeps it in history,

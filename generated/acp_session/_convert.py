@@ -21,12 +21,12 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ._base import DecodeError, OpenIntEnum, OpenStrEnum, UnknownVariant, json_type
+from ._base import DecodeError, UnknownVariant
 from ._guided import GuidedWalker
 from ._unions import ShapeUnion, TaggedUnion, find_extra, union_spec
 from ._walk import MISS, Field, Leaves
 
-__all__ = ["convert", "dec_hook", "enc_hook", "encode_value", "extra_fields"]
+__all__ = ["convert", "dec_hook", "enc_hook", "encode_value", "error_at", "extra_fields"]
 
 #: The attribute of a struct instance that holds its undeclared properties.
 EXTRA_ATTR = "_acp_extra"
@@ -36,7 +36,8 @@ EXTRAS_SEEN = [False]
 
 
 def dec_hook(tp: type[Any], obj: Any) -> Any:
-    """msgspec decode hook for open enums and shape unions (one decoder per type, cached)."""
+    """msgspec decode hook for shape unions (one decoder per type, cached). Open enums
+    need none: msgspec reads them natively (see `_runtime.OpenStrEnum`)."""
     decode = _HOOKS.get(tp)
     if decode is None:
         decode = _HOOKS[tp] = _hook_for(tp)
@@ -47,18 +48,6 @@ _HOOKS: dict[type[Any], Callable[[Any], Any]] = {}
 
 
 def _hook_for(tp: type[Any]) -> Callable[[Any], Any]:
-    if issubclass(tp, OpenStrEnum | OpenIntEnum):
-        base = str if issubclass(tp, OpenStrEnum) else int
-        # Known values decode to one shared instance each: no allocation per message.
-        interned = {value: tp(value) for value in tp._known_values}
-
-        def enum_value(obj: Any) -> Any:
-            if type(obj) is not base:
-                raise TypeError(f"Expected `{base.__name__}`, got `{json_type(obj)}`")
-            found = interned.get(obj)
-            return found if found is not None else tp(obj)
-
-        return enum_value
     if issubclass(tp, ShapeUnion):
 
         def shape(obj: Any) -> Any:
@@ -77,10 +66,6 @@ def enc_hook(obj: Any) -> Any:
     """msgspec encode hook: unknown variants write their raw payload back."""
     if isinstance(obj, UnknownVariant):
         return obj.raw
-    if isinstance(obj, OpenStrEnum):
-        return str.__str__(obj)
-    if isinstance(obj, OpenIntEnum):
-        return int(obj)
     raise NotImplementedError(f"cannot encode {type(obj).__name__}")
 
 
@@ -115,8 +100,8 @@ def _plain(obj: Any) -> Any:
         return [_plain(v) for v in obj]
     if type(obj) is dict:
         return {k: _plain(v) for k, v in obj.items()}
-    if isinstance(obj, UnknownVariant | OpenStrEnum | OpenIntEnum):
-        return enc_hook(obj)
+    if isinstance(obj, UnknownVariant):
+        return obj.raw
     return obj
 
 
@@ -176,6 +161,9 @@ def _segments(where: str) -> list[Any] | None:
     """``$.update.content[2]`` -> ``["update", "content", 2]``; None when ambiguous."""
     if not where.startswith("$"):
         return None
+    if "[" not in where and "`" not in where:  # the common case: property names only
+        names = where[1:].split(".")
+        return names[1:] if not names[0] and all(names[1:]) else None
     out: list[Any] = []
     at = 1
     for match in _SEGMENT.finditer(where, 1):
@@ -187,6 +175,37 @@ def _segments(where: str) -> list[Any] | None:
     return out if at == len(where) else None
 
 
+def error_at(exc: msgspec.ValidationError) -> Any:
+    """Where a strict msgspec error points: (path segments, kind, property), `MISS` when
+    that cannot be read (see `MsgspecLeaves.strict_error`). Read once per distinct error
+    text: a stream tends to repeat its faults (the same extension property, say)."""
+    text = str(exc)
+    found = _ERRORS.get(text)
+    if found is None:
+        if len(_ERRORS) >= _ERRORS_KEPT:
+            _ERRORS.clear()
+        found = _ERRORS[text] = _read_error(text)
+    return found
+
+
+#: error text -> `error_at`; bounded, so memory stays flat whatever arrives
+_ERRORS: dict[str, Any] = {}
+_ERRORS_KEPT = 256
+
+
+def _read_error(text: str) -> Any:
+    message, found, where = text.rpartition(" - at `")
+    if not found:  # an error at the top carries no path
+        message, where = where, "$`"
+    segments = _segments(where[:-1])
+    if segments is None:
+        return MISS
+    for kind, prefix in _ERROR_KINDS:
+        if message.startswith(prefix) and message.endswith("`"):
+            return (segments, kind, message[len(prefix) : -1])
+    return (segments, "bad_value", None)
+
+
 class MsgspecLeaves(Leaves):
     """The walker's view of msgspec types."""
 
@@ -194,6 +213,7 @@ class MsgspecLeaves(Leaves):
 
     def __init__(self) -> None:
         self._safe: dict[int, tuple[Any, bool]] = {}
+        self._placeholders: dict[int, tuple[Any, Any]] = {}
 
     def try_strict(self, obj: Any, tp: Any) -> Any:
         try:
@@ -209,28 +229,47 @@ class MsgspecLeaves(Leaves):
         try:
             return msgspec.convert(obj, tp, dec_hook=dec_hook, strict=True), None
         except msgspec.ValidationError as exc:
-            message, found, where = str(exc).rpartition(" - at `")
-            if not found:  # an error at the top carries no path
-                message, where = where, "$`"
+            return MISS, error_at(exc)
         except RecursionError:
             raise DecodeError("value nests too deeply", "$") from None
-        segments = _segments(where[:-1])
-        if segments is None:
-            return MISS, MISS
-        for kind, prefix in _ERROR_KINDS:
-            if message.startswith(prefix) and message.endswith("`"):
-                return MISS, (segments, kind, message[len(prefix) : -1])
-        return MISS, (segments, "bad_value", None)
 
     def attach(self, obj: Any, extra: dict[str, Any]) -> Any:
         """`obj` with the undeclared properties it arrived with: the same struct, or a copy
         of it as its `_with_extras` class."""
         held = getattr(obj, "__dict__", None)
         if held is None:
-            values = {name: getattr(obj, name) for name in obj.__struct_fields__}
-            return self.build(type(obj), values, dict(extra))
+            return self.build(type(obj), msgspec.structs.asdict(obj), dict(extra))
         held.setdefault(EXTRA_ATTR, {}).update(extra)
         return obj
+
+    def kept_as(self, values: dict[str, Any], cls: Any, extra: dict[str, Any]) -> Any:
+        """JSON object `values` converted strictly straight into the `_with_extras` class
+        of struct `cls`, holding `extra`; `MISS` when it does not convert."""
+        try:
+            obj = msgspec.convert(values, _with_extras(cls), dec_hook=dec_hook, strict=True)
+        except (msgspec.ValidationError, RecursionError):
+            return MISS  # (the whole conversion reports it)
+        obj.__dict__[EXTRA_ATTR] = extra
+        EXTRAS_SEEN[0] = True
+        return obj
+
+    def placeholder(self, spec: TaggedUnion | type[Any]) -> Any:
+        """An instance of struct `spec` (or of a struct member of tagged union `spec`),
+        which strict conversion passes through as it is (its fields are not meant to be
+        read); `MISS` if there is none."""
+        found = self._placeholders.get(id(spec))
+        if found is None or found[0] is not spec:
+            members = [spec] if isinstance(spec, type) else spec.variants.values()
+            member = next(
+                (v for v in members if isinstance(v, type) and issubclass(v, msgspec.Struct)),
+                None,
+            )
+            instance = MISS
+            if member is not None:
+                required = [f.name for f in msgspec.structs.fields(member) if f.required]
+                instance = member(**dict.fromkeys(required))
+            found = self._placeholders[id(spec)] = (spec, instance)
+        return found[1]
 
     def strict_safe(self, tp: Any) -> bool:
         """No shape union below `tp`: strict conversion never calls back into the walker."""

@@ -12,6 +12,7 @@ and only then the slow path in `_convert`.
 
 from __future__ import annotations
 
+import enum
 import typing
 from collections.abc import Callable
 from typing import Any
@@ -19,13 +20,14 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ._base import DecodeError, Method, OpenIntEnum, OpenStrEnum, UnknownVariant
+from ._base import DecodeError, Method, UnknownVariant
 from ._convert import (
     EXTRAS_SEEN,
     convert,
     dec_hook,
     enc_hook,
     encode_value,
+    error_at,
     extra_fields,
 )
 from ._unions import (
@@ -60,7 +62,9 @@ __all__ = [
     "decode",
     "enc_hook",
     "encode_value",
+    "error_at",
     "extra_fields",
+    "first_try",
     "is_request",
     "lenient",
     "parse_json",
@@ -68,6 +72,76 @@ __all__ = [
     "skip_invalid",
     "tagged_union",
 ]
+
+
+class OpenStrEnum(enum.StrEnum):
+    """A string enum that keeps values it does not know.
+
+    Known values are its members; any other string becomes an instance of the same
+    class (through `_missing_`, which msgspec calls itself, so decoding and encoding
+    stay native, without a hook). Instances compare and hash as the plain string.
+    Values starting with ``_`` are extensions, other unknown values are reserved for
+    future protocol versions.
+    """
+
+    __hash__ = str.__hash__
+
+    @classmethod
+    def _missing_(cls, value: object) -> Any:
+        if type(value) is not str:
+            return None
+        return _unknown_member(str.__new__(cls, value), value)
+
+    @property
+    def is_known(self) -> bool:
+        return self._name_ is not None
+
+    @property
+    def is_extension(self) -> bool:
+        return self._name_ is None and self.startswith("_")
+
+    @property
+    def is_future(self) -> bool:
+        return self._name_ is None and not self.startswith("_")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str.__str__(self)!r})"
+
+
+class OpenIntEnum(enum.IntEnum):
+    """An integer enum that keeps values it does not know (e.g. JSON-RPC error codes);
+    see `OpenStrEnum`. Unknown values are all reserved for the future."""
+
+    __hash__ = int.__hash__
+
+    @classmethod
+    def _missing_(cls, value: object) -> Any:
+        if type(value) is not int:
+            return None
+        return _unknown_member(int.__new__(cls, value), value)
+
+    @property
+    def is_known(self) -> bool:
+        return self._name_ is not None
+
+    @property
+    def is_extension(self) -> bool:
+        return False
+
+    @property
+    def is_future(self) -> bool:
+        return self._name_ is None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({int.__repr__(self)})"
+
+
+def _unknown_member(member: Any, value: Any) -> Any:
+    """An instance of an open enum for a value it does not list (never cached, so unknown
+    values cost no memory once dropped)."""
+    member._value_ = value
+    member._name_ = None
+    return member
 
 
 #: A JSON ``number``: integers stay integers (and re-encode without a ``.0``); floats must
@@ -116,28 +190,37 @@ MISS: Any = object()
 def attempt(strict: Callable[[bytes | str], Any], data: bytes | str) -> Any:
     """Run a strict decoder on `data`: its result, or `MISS` when the payload does not
     match the type; malformed JSON and runaway nesting are a `DecodeError`."""
+    result = first_try(strict, data)
+    return MISS if type(result) is msgspec.ValidationError else result
+
+
+def first_try(strict: Callable[[bytes | str], Any], data: bytes | str) -> Any:
+    """Like `attempt`, but returns the `msgspec.ValidationError` itself, whose path the
+    slow path starts its repairs from (see `error_at`)."""
     try:
         return strict(data)
-    except msgspec.ValidationError:
-        return MISS
-    except msgspec.DecodeError as exc:
-        raise DecodeError(f"invalid JSON: {exc}", "") from None
-    except RecursionError:
-        raise DecodeError("payload nests too deeply", "$") from None
-    except UnicodeError:
-        raise DecodeError("invalid JSON: text is not valid Unicode", "") from None
+    except msgspec.ValidationError as exc:
+        return exc
+    except (msgspec.DecodeError, RecursionError, UnicodeError) as exc:
+        raise _unreadable(exc) from None
 
 
 def parse_json(data: bytes | str) -> Any:
     """`data` as untyped JSON values, for the slow path; a number beyond a double is an
     error, since it could not be written back."""
-    value = attempt(_GENERIC, data)
-    if value is MISS:
-        try:
-            _GENERIC(data)
-        except msgspec.ValidationError as exc:
-            raise DecodeError(f"invalid JSON: {exc}", "") from None
-    return value
+    try:
+        return _GENERIC(data)
+    except (msgspec.DecodeError, RecursionError, UnicodeError) as exc:
+        raise _unreadable(exc) from None
+
+
+def _unreadable(exc: Exception) -> DecodeError:
+    """The `DecodeError` for JSON that cannot be read at all."""
+    if isinstance(exc, RecursionError):
+        return DecodeError("payload nests too deeply", "$")
+    if isinstance(exc, UnicodeError):
+        return DecodeError("invalid JSON: text is not valid Unicode", "")
+    return DecodeError(f"invalid JSON: {exc}", "")
 
 
 _GENERIC: Callable[[bytes | str], Any] = msgspec.json.Decoder().decode
@@ -151,15 +234,16 @@ def decode(
 ) -> Any:
     """Decode `data` as `tp`: strictly at msgspec speed, else through the slow path,
     which appends each repair it makes to `repairs` when given."""
-    result = attempt(fast, data)
-    if result is not MISS:
+    result = first_try(fast, data)
+    if type(result) is not msgspec.ValidationError:
         return result
     nested = _nested_fast(tp)
     if nested is not None:
-        result = attempt(nested, data)
-        if result is not MISS:
-            return result
-    return convert(parse_json(data), tp, "$", repairs, tried=nested is None)
+        found = attempt(nested, data)
+        if found is not MISS:
+            return found
+        return convert(parse_json(data), tp, "$", repairs)
+    return convert(parse_json(data), tp, "$", repairs, tried=True, hint=error_at(result))
 
 
 def is_request(message: Any) -> None:
@@ -191,6 +275,19 @@ class RawEnvelope:
                 fields.append((info.name, field_type))
             else:
                 fields.append((info.name, field_type, info.default))
+        #: Whether the update's union has variants that are unions themselves, which strict
+        #: decoding of the whole message cannot read: only then is this pass worth trying.
+        (update,) = (f for f in msgspec.structs.fields(params) if f.name == update_attr)
+        self.nested = _nested_fast(update.type) is not None
+        spec = union_spec(update.type)
+        #: Where strict decoding points when the update's tag is one this package does not
+        #: know (see `error_at`): that update needs no second strict attempt.
+        #: Where strict decoding points when the update's tag is one this package does not
+        #: know (see `error_at`): for that update this pass is the cheaper one, and it
+        #: needs no second strict attempt (the caller compares, to save a call).
+        self.unknown_at = None if spec is None else ["params", update.encode_name, spec.tag_field]
+        self._update_type = update.type
+        self._spec = spec
         rename = {f.name: f.encode_name for f in msgspec.structs.fields(params)}
         raw_params = msgspec.defstruct(
             "RawParams",
@@ -217,7 +314,18 @@ class RawEnvelope:
         self._update_attr = update_attr
         self._decode_update = decode_update
 
-    def __call__(self, data: bytes | str, repairs: list[Repair] | None = None) -> Any:
+    def _known(self, value: Any) -> bool:
+        """Whether update `value` carries a tag its union lists."""
+        spec = self._spec
+        if spec is None or type(value) is not dict:
+            return False
+        tag = value.get(spec.tag_field)
+        return type(tag) is str and tag in spec.variants
+
+    def __call__(
+        self, data: bytes | str, repairs: list[Repair] | None = None, unknown: bool = False
+    ) -> Any:
+        """The params, or `MISS`; `unknown` says the update's kind is not known."""
         envelope = attempt(self._decode, data)
         if envelope is MISS:
             return MISS
@@ -226,7 +334,12 @@ class RawEnvelope:
         raw = envelope.params
         found: list[Repair] | None = None if repairs is None else []
         try:
-            update = self._decode_update(getattr(raw, self._update_attr), found)
+            raw_update = getattr(raw, self._update_attr)
+            value = parse_json(raw_update) if unknown else None
+            if unknown and not self._known(value):
+                update = convert(value, self._update_type, "$", found, tried=True)
+            else:  # (a known tag strict decoding refused: a union nested in the union)
+                update = self._decode_update(raw_update, found)
         except DecodeError as exc:
             raise DecodeError(exc.message, "$.params.update" + exc.path[1:]) from None
         if found:

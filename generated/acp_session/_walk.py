@@ -141,12 +141,19 @@ class Leaves:
 class _Call:
     """State of one `Walker.convert` call: the memo, the repairs and the strictness."""
 
-    __slots__ = ("memo", "repairs", "strict")
+    __slots__ = ("guide", "hint", "memo", "path", "repairs", "strict")
 
-    def __init__(self, repairs: list[Repair] | None, strict: bool) -> None:
+    def __init__(
+        self, repairs: list[Repair] | None, strict: bool, path: str, hint: Any = None
+    ) -> None:
         self.memo: dict[tuple[int, int], tuple[Any, list[Any]]] = {}
         self.repairs = repairs
         self.strict = strict
+        #: where the value at `path` already failed strict conversion (target's form), if known
+        self.path = path
+        self.hint = hint
+        #: False once the guided shortcut gave up: the fault it met is still below
+        self.guide = True
 
 
 #: Marker entries in a trail: an undeclared property was kept (not a repair).
@@ -158,8 +165,7 @@ class Walker:
 
     def __init__(self, leaves: Leaves) -> None:
         self.leaves = leaves
-        self._plans: dict[int, tuple[Any, ...]] = {}
-        self._keep: dict[int, Any] = {}  # keeps planned types alive, so ids stay unique
+        self._plans: dict[int, tuple[Any, tuple[Any, ...]]] = {}
 
     def convert(
         self,
@@ -169,13 +175,19 @@ class Walker:
         repairs: list[Repair] | None = None,
         strict: bool = False,
         tried: bool = False,
+        hint: Any = None,
     ) -> Any:
         """Convert decoded JSON `obj` into `tp`.
 
         Each repair leniency makes is appended to `repairs` when given. With `strict`,
         a repair is an error instead (for library hooks whose caller cannot report).
-        `tried` says the caller already saw strict decoding of the whole value fail."""
-        call = _Call(repairs, strict)
+        `tried` says the caller already saw strict decoding of the whole value fail;
+        `hint` is where that failure was, read by `Leaves.error_at`, if the caller has it."""
+        if hint is not None and not strict:
+            value = self.shortcut(obj, tp, path, hint, repairs)
+            if value is not MISS:
+                return value
+        call = _Call(repairs, strict, path, hint)
         trail: list[Any] = []
         value = self._conv(obj, tp, path, 0, call, trail, tried)
         if repairs is not None:
@@ -183,6 +195,12 @@ class Walker:
         return value
 
     # -- hooks for a faster repair (see `_guided.GuidedWalker`) --------------------------------
+    def shortcut(
+        self, obj: Any, tp: Any, path: str, hint: Any, repairs: list[Repair] | None
+    ) -> Any:
+        """`obj` as `tp` at once, from where its strict conversion failed, or `MISS`."""
+        return MISS
+
     def guides(self, obj: Any, plan: tuple[Any, ...], depth: int) -> bool:
         """Whether `guided` may try `obj` before the walk does."""
         return False
@@ -193,12 +211,11 @@ class Walker:
 
     # -- planning -------------------------------------------------------------------------------
     def _plan(self, tp: Any) -> tuple[Any, ...]:
-        key = id(tp)
-        plan = self._plans.get(key)
-        if plan is None or self._keep[key] is not tp:
-            plan = self._make_plan(tp)
-            self._plans[key] = plan
-            self._keep[key] = tp
+        found = self._plans.get(id(tp))
+        if found is not None and found[0] is tp:
+            return found[1]
+        plan = self._make_plan(tp)
+        self._plans[id(tp)] = (tp, plan)  # holding `tp` keeps its id unique
         return plan
 
     def _make_plan(self, tp: Any) -> tuple[Any, ...]:
@@ -240,10 +257,11 @@ class Walker:
     ) -> Any:
         """Convert one value: strictly when it fits, else by walking it."""
         plan = self._plan(tp)
-        if plan[0] != _LEAF and not call.strict and self.guides(obj, plan, depth):
+        if plan[0] != _LEAF and call.guide and not call.strict and self.guides(obj, plan, depth):
             value = self.guided(obj, tp, path, call, trail)
             if value is not MISS:
                 return value
+            call.guide = False
         elif plan[1] and plan[0] != _LEAF and not tried:
             value = self.leaves.try_strict(obj, tp)
             if value is not MISS:

@@ -126,304 +126,182 @@ __all__ = [
 ]
 
 
-class CompactionStatus(
-    _rt.OpenStrEnum,
-    values={
-        "IN_PROGRESS": "in_progress",
-        "COMPLETED": "completed",
-        "FAILED": "failed",
-        "CANCELLED": "cancelled",
-    },
-):
+class CompactionStatus(_rt.OpenStrEnum):
     """Progress of a context compaction."""
 
-    __slots__ = ()
-    IN_PROGRESS: typing.ClassVar[CompactionStatus]
+    IN_PROGRESS = "in_progress"
     """Started and not yet finished. First-seen compactions start here."""
-    COMPLETED: typing.ClassVar[CompactionStatus]
+    COMPLETED = "completed"
     """Finished successfully."""
-    FAILED: typing.ClassVar[CompactionStatus]
+    FAILED = "failed"
     """Finished unsuccessfully."""
-    CANCELLED: typing.ClassVar[CompactionStatus]
+    CANCELLED = "cancelled"
     """Stopped before finishing."""
 
 
-class DiffFileType(
-    _rt.OpenStrEnum,
-    values={
-        "TEXT": "text",
-        "BINARY": "binary",
-        "DIRECTORY": "directory",
-        "SYMLINK": "symlink",
-    },
-):
+class DiffFileType(_rt.OpenStrEnum):
     """What kind of filesystem entry a diff change touches."""
 
-    __slots__ = ()
-    TEXT: typing.ClassVar[DiffFileType]
+    TEXT = "text"
     """A text file."""
-    BINARY: typing.ClassVar[DiffFileType]
+    BINARY = "binary"
     """A file whose contents are not text."""
-    DIRECTORY: typing.ClassVar[DiffFileType]
+    DIRECTORY = "directory"
     """A directory."""
-    SYMLINK: typing.ClassVar[DiffFileType]
+    SYMLINK = "symlink"
     """A symlink."""
 
 
-class DiffPatchFormat(
-    _rt.OpenStrEnum,
-    values={
-        "GIT_PATCH": "git_patch",
-    },
-):
+class DiffPatchFormat(_rt.OpenStrEnum):
     """How the text of a `DiffPatch` is laid out."""
 
-    __slots__ = ()
-    GIT_PATCH: typing.ClassVar[DiffPatchFormat]
+    GIT_PATCH = "git_patch"
     """One or more `diff --git` sections as `git diff -p` prints them, with absolute paths and without commit headers or mail envelopes."""
 
 
-class ErrorCode(
-    _rt.OpenIntEnum,
-    values={
-        "PARSE_ERROR": -32700,
-        "INVALID_REQUEST": -32600,
-        "METHOD_NOT_FOUND": -32601,
-        "INVALID_PARAMS": -32602,
-        "INTERNAL_ERROR": -32603,
-        "REQUEST_CANCELLED": -32800,
-        "AUTHENTICATION_REQUIRED": -32000,
-        "RESOURCE_NOT_FOUND": -32002,
-    },
-):
+class ErrorCode(_rt.OpenIntEnum):
     """Integer code of a JSON-RPC error. JSON-RPC reserves the listed standard codes; ACP uses the -32000 to -32099 range for its own. Any other integer is allowed and must be kept as received."""
 
-    __slots__ = ()
-    PARSE_ERROR: typing.ClassVar[ErrorCode]
+    PARSE_ERROR = -32700
     """The receiver could not parse the JSON it was sent."""
-    INVALID_REQUEST: typing.ClassVar[ErrorCode]
+    INVALID_REQUEST = -32600
     """The JSON was not a well-formed request object."""
-    METHOD_NOT_FOUND: typing.ClassVar[ErrorCode]
+    METHOD_NOT_FOUND = -32601
     """No such method exists, or it is not offered here."""
-    INVALID_PARAMS: typing.ClassVar[ErrorCode]
+    INVALID_PARAMS = -32602
     """The method's parameters were not acceptable."""
-    INTERNAL_ERROR: typing.ClassVar[ErrorCode]
+    INTERNAL_ERROR = -32603
     """Something went wrong inside the implementation."""
-    REQUEST_CANCELLED: typing.ClassVar[ErrorCode]
+    REQUEST_CANCELLED = -32800
     """The operation stopped before completing, because the caller cancelled it or because of shutdown or resource limits."""
-    AUTHENTICATION_REQUIRED: typing.ClassVar[ErrorCode]
+    AUTHENTICATION_REQUIRED = -32000
     """The user must authenticate before trying again."""
-    RESOURCE_NOT_FOUND: typing.ClassVar[ErrorCode]
+    RESOURCE_NOT_FOUND = -32002
     """A resource the operation needed, such as a file, does not exist."""
 
 
-class IconTheme(
-    _rt.OpenStrEnum,
-    values={
-        "LIGHT": "light",
-        "DARK": "dark",
-    },
-):
+class IconTheme(_rt.OpenStrEnum):
     """The background an icon was drawn for."""
 
-    __slots__ = ()
-    LIGHT: typing.ClassVar[IconTheme]
+    LIGHT = "light"
     """Meant to sit on a light background."""
-    DARK: typing.ClassVar[IconTheme]
+    DARK = "dark"
     """Meant to sit on a dark background."""
 
 
-class NoticeSeverity(
-    _rt.OpenStrEnum,
-    values={
-        "INFO": "info",
-        "WARNING": "warning",
-        "ERROR": "error",
-    },
-):
+class NoticeSeverity(_rt.OpenStrEnum):
     """How prominently a notice might be shown. A presentation hint only: even `error` does not fail a request, stop work or change the session state."""
 
-    __slots__ = ()
-    INFO: typing.ClassVar[NoticeSeverity]
+    INFO = "info"
     """For information."""
-    WARNING: typing.ClassVar[NoticeSeverity]
+    WARNING = "warning"
     """Something may need attention."""
-    ERROR: typing.ClassVar[NoticeSeverity]
+    ERROR = "error"
     """Something went wrong."""
 
 
-class PlanEntryPriority(
-    _rt.OpenStrEnum,
-    values={
-        "HIGH": "high",
-        "MEDIUM": "medium",
-        "LOW": "low",
-    },
-):
+class PlanEntryPriority(_rt.OpenStrEnum):
     """How much a plan entry matters to the overall goal."""
 
-    __slots__ = ()
-    HIGH: typing.ClassVar[PlanEntryPriority]
+    HIGH = "high"
     """Essential to the goal."""
-    MEDIUM: typing.ClassVar[PlanEntryPriority]
+    MEDIUM = "medium"
     """Important but not essential."""
-    LOW: typing.ClassVar[PlanEntryPriority]
+    LOW = "low"
     """Optional."""
 
 
-class PlanEntryStatus(
-    _rt.OpenStrEnum,
-    values={
-        "PENDING": "pending",
-        "IN_PROGRESS": "in_progress",
-        "COMPLETED": "completed",
-        "CANCELLED": "cancelled",
-    },
-):
+class PlanEntryStatus(_rt.OpenStrEnum):
     """Progress of a single plan entry."""
 
-    __slots__ = ()
-    PENDING: typing.ClassVar[PlanEntryStatus]
+    PENDING = "pending"
     """Not started."""
-    IN_PROGRESS: typing.ClassVar[PlanEntryStatus]
+    IN_PROGRESS = "in_progress"
     """Being worked on."""
-    COMPLETED: typing.ClassVar[PlanEntryStatus]
+    COMPLETED = "completed"
     """Done."""
-    CANCELLED: typing.ClassVar[PlanEntryStatus]
+    CANCELLED = "cancelled"
     """Dropped before it was done."""
 
 
-class Role(
-    _rt.OpenStrEnum,
-    values={
-        "ASSISTANT": "assistant",
-        "USER": "user",
-    },
-):
+class Role(_rt.OpenStrEnum):
     """Which side of the conversation something is meant for."""
 
-    __slots__ = ()
-    ASSISTANT: typing.ClassVar[Role]
+    ASSISTANT = "assistant"
     """The model or Agent side."""
-    USER: typing.ClassVar[Role]
+    USER = "user"
     """The human side."""
 
 
-class SessionConfigOptionCategory(
-    _rt.OpenStrEnum,
-    values={
-        "MODE": "mode",
-        "MODEL": "model",
-        "MODEL_CONFIG": "model_config",
-        "THOUGHT_LEVEL": "thought_level",
-    },
-):
+class SessionConfigOptionCategory(_rt.OpenStrEnum):
     """What a configuration option is broadly about, so Clients can place it or give it a shortcut. It is a presentation hint only and never needed for correctness."""
 
-    __slots__ = ()
-    MODE: typing.ClassVar[SessionConfigOptionCategory]
+    MODE = "mode"
     """Chooses the session mode."""
-    MODEL: typing.ClassVar[SessionConfigOptionCategory]
+    MODEL = "model"
     """Chooses the model."""
-    MODEL_CONFIG: typing.ClassVar[SessionConfigOptionCategory]
+    MODEL_CONFIG = "model_config"
     """Tunes a model parameter."""
-    THOUGHT_LEVEL: typing.ClassVar[SessionConfigOptionCategory]
+    THOUGHT_LEVEL = "thought_level"
     """Chooses how much the model reasons."""
 
 
-class StopReason(
-    _rt.OpenStrEnum,
-    values={
-        "END_TURN": "end_turn",
-        "MAX_TOKENS": "max_tokens",
-        "MAX_TURN_REQUESTS": "max_turn_requests",
-        "REFUSAL": "refusal",
-        "CANCELLED": "cancelled",
-        "ERROR": "error",
-    },
-):
+class StopReason(_rt.OpenStrEnum):
     """Why foreground work ended, reported on an `idle` state. Without a reason the Client recognizes from this list, it still treats `idle` as the end of the work but cannot tell how it ended."""
 
-    __slots__ = ()
-    END_TURN: typing.ClassVar[StopReason]
+    END_TURN = "end_turn"
     """The work finished normally. Also used for a locally handled command that needed no model call."""
-    MAX_TOKENS: typing.ClassVar[StopReason]
+    MAX_TOKENS = "max_tokens"
     """The work hit the token limit."""
-    MAX_TURN_REQUESTS: typing.ClassVar[StopReason]
+    MAX_TURN_REQUESTS = "max_turn_requests"
     """The work hit the limit on model requests it may make."""
-    REFUSAL: typing.ClassVar[StopReason]
+    REFUSAL = "refusal"
     """The Agent declined to go on."""
-    CANCELLED: typing.ClassVar[StopReason]
+    CANCELLED = "cancelled"
     """The user or Client stopped the work, for example with `session/cancel`, by closing the session, or through an option the Agent offered. Used even when aborting raised errors."""
-    ERROR: typing.ClassVar[StopReason]
+    ERROR = "error"
     """Something failed and ended the work. The `error` field beside it can say what."""
 
 
-class ToolCallStatus(
-    _rt.OpenStrEnum,
-    values={
-        "PENDING": "pending",
-        "IN_PROGRESS": "in_progress",
-        "PAUSED": "paused",
-        "COMPLETED": "completed",
-        "FAILED": "failed",
-        "CANCELLED": "cancelled",
-    },
-):
+class ToolCallStatus(_rt.OpenStrEnum):
     """Where a tool call is in its lifecycle."""
 
-    __slots__ = ()
-    PENDING: typing.ClassVar[ToolCallStatus]
+    PENDING = "pending"
     """Not started yet, for instance while input streams in or approval is awaited."""
-    IN_PROGRESS: typing.ClassVar[ToolCallStatus]
+    IN_PROGRESS = "in_progress"
     """Running now."""
-    PAUSED: typing.ClassVar[ToolCallStatus]
+    PAUSED = "paused"
     """Suspended; the call is still live and may resume."""
-    COMPLETED: typing.ClassVar[ToolCallStatus]
+    COMPLETED = "completed"
     """Finished successfully. A final status."""
-    FAILED: typing.ClassVar[ToolCallStatus]
+    FAILED = "failed"
     """Finished with an error. A final status."""
-    CANCELLED: typing.ClassVar[ToolCallStatus]
+    CANCELLED = "cancelled"
     """Stopped before finishing. A final status."""
 
 
-class ToolKind(
-    _rt.OpenStrEnum,
-    values={
-        "READ": "read",
-        "EDIT": "edit",
-        "DELETE": "delete",
-        "MOVE": "move",
-        "SEARCH": "search",
-        "EXECUTE": "execute",
-        "THINK": "think",
-        "FETCH": "fetch",
-        "SWITCH_MODE": "switch_mode",
-        "OTHER": "other",
-    },
-):
+class ToolKind(_rt.OpenStrEnum):
     """Broad category of a tool, so the Client can pick an icon and a presentation."""
 
-    __slots__ = ()
-    READ: typing.ClassVar[ToolKind]
+    READ = "read"
     """Looks at files or data without changing them."""
-    EDIT: typing.ClassVar[ToolKind]
+    EDIT = "edit"
     """Changes files or content."""
-    DELETE: typing.ClassVar[ToolKind]
+    DELETE = "delete"
     """Gets rid of files or data."""
-    MOVE: typing.ClassVar[ToolKind]
+    MOVE = "move"
     """Relocates or renames files."""
-    SEARCH: typing.ClassVar[ToolKind]
+    SEARCH = "search"
     """Looks something up."""
-    EXECUTE: typing.ClassVar[ToolKind]
+    EXECUTE = "execute"
     """Executes a command, script or program."""
-    THINK: typing.ClassVar[ToolKind]
+    THINK = "think"
     """Reasons or plans internally."""
-    FETCH: typing.ClassVar[ToolKind]
+    FETCH = "fetch"
     """Retrieves data from elsewhere."""
-    SWITCH_MODE: typing.ClassVar[ToolKind]
+    SWITCH_MODE = "switch_mode"
     """Changes the session's mode."""
-    OTHER: typing.ClassVar[ToolKind]
+    OTHER = "other"
     """Fits none of the other categories; the default."""
 
 

@@ -15,6 +15,7 @@ TARGET = Target(
         "dec_hook",
         "enc_hook",
         "encode_value",
+        "error_at",
         "parse_json",
         "shape_union",
     ),

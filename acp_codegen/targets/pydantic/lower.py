@@ -36,6 +36,9 @@ def model_reserved_names() -> frozenset[str]:
 class PydanticLowering(Lowering):
     """Pydantic field, constraint and model spellings."""
 
+    #: Open enums are runtime classes whose constants are typed as ``ClassVar``s.
+    enum_class_vars = True
+
     def __init__(self, module: ir.Module, keep_unknown_fields: bool = True) -> None:
         super().__init__(module, keep_unknown_fields)
         self.libraries: set[str] = set()

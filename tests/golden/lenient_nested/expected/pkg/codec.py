@@ -88,8 +88,10 @@ def decode_notification(data: bytes | str, repairs: list[Repair] | None = None) 
     """
     try:
         envelope = _ENVELOPE_FAST(data)
-    except msgspec.ValidationError:
-        pass
+    except msgspec.ValidationError as exc:
+        # Read here: a local holding the exception would hold its traceback, whose frame
+        # holds the local, a cycle only the garbage collector frees.
+        hint = _rt.error_at(exc)
     except msgspec.DecodeError as exc:
         raise DecodeError(f"invalid JSON: {exc}", "") from None
     except RecursionError:
@@ -101,19 +103,25 @@ def decode_notification(data: bytes | str, repairs: list[Repair] | None = None) 
             _rt.is_request({"id": envelope.id})
         params: Notify = envelope.params
         return params
-    result = _ENVELOPE_RAW(data, repairs)
-    if result is not _rt.MISS:
-        params = result
-        return params
+    unknown = (
+        hint is not _rt.MISS and hint[0] == _ENVELOPE_RAW.unknown_at and hint[1] == "bad_value"
+    )
+    if unknown or _ENVELOPE_RAW.nested:
+        result = _ENVELOPE_RAW(data, repairs, unknown)
+        if result is not _rt.MISS:
+            params = result
+            return params
+        hint = None
     message = _rt.parse_json(data)
     if not isinstance(message, dict):
         raise DecodeError("a notification must be a JSON object", "$")
-    _rt.is_request(message)
+    if "id" in message:
+        _rt.is_request(message)
     if message.get("jsonrpc") != "2.0":
         raise DecodeError("Expected `jsonrpc` to be '2.0'", "$.jsonrpc")
     if message.get("method") != "session/update":
         raise DecodeError("Expected `method` to be 'session/update'", "$.method")
     if "params" not in message:
         raise DecodeError("Object missing required field `params`", "$")
-    converted: Notify = _rt.convert(message["params"], Notify, "$.params", repairs)
-    return converted
+    converted: _Envelope = _rt.convert(message, _Envelope, "$", repairs, tried=True, hint=hint)
+    return converted.params
