@@ -2,7 +2,8 @@
 
 The pipeline, one module per stage::
 
-    load -> build (schema -> IR) -> lower_msgspec (IR -> view) -> render -> format -> emit
+    load -> build (schema -> IR) -> lowering + targets/<name> (IR -> view) -> render
+    -> format -> emit
 
 `naming` derives every Python name; `ir` is the typed contract between stages.
 """

@@ -11,15 +11,14 @@ name are a `SchemaError` naming both pointers.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any, Literal
 
-from . import idioms, ir, limits, naming
+from . import idioms, ir, limits, naming, unions
 from .errors import SchemaError, join_pointer
 from .limits import ANNOTATION_PREFIX
 from .load import REF_PREFIX, LoadedSchema, iter_refs
-from .typeexprs import TypeExprBuilder
-from .unions import UnionBuilder
+from .registry import Registry, annotations_of, doc_of
+from .typeexprs import check_keywords, type_expr
 
 UPDATE_METHOD = "session/update"
 MethodKind = Literal["request", "response", "notification"]
@@ -69,95 +68,28 @@ def build(loaded: LoadedSchema, roots: tuple[str, ...] = (), take_all: bool = Fa
     return Builder(loaded).run(names)
 
 
-def annotations_of(schema: Any) -> tuple[ir.Annotation, ...]:
-    if not isinstance(schema, dict):
-        return ()
-    return tuple(
-        ir.Annotation(k, v) for k, v in sorted(schema.items()) if k.startswith(ANNOTATION_PREFIX)
-    )
-
-
-def doc_of(schema: Any) -> str:
-    doc = schema.get("description") if isinstance(schema, dict) else None
-    return doc if isinstance(doc, str) else ""
-
-
 class Builder:
-    """Walks the selected defs once and accumulates IR definitions."""
+    """Walks the selected defs once; implements `registry.Nodes` for the helpers.
+
+    All state is the `Registry`; `typeexprs` and `unions` are stateless functions
+    that receive it together with this object as their way to build nested nodes.
+    """
 
     def __init__(self, loaded: LoadedSchema) -> None:
         self.loaded = loaded
-        self.source = loaded.source
-        self.defs: dict[str, ir.Def] = {}
-        self.owners: dict[str, str] = {}
-        self.ref_counts = Counter(
-            loaded.resolve(ref, p)[0] for p, ref in iter_refs(loaded.document)
-        )
-        self.class_names = self._def_class_names()
-        self.def_classes = frozenset(self.class_names.values())
-        self.unions = UnionBuilder(self)
-        self.types = TypeExprBuilder(self)
-        self.in_progress: set[str] = set()
-        self.absorbed: set[str] = set()
-
-    # -- naming ---------------------------------------------------------------------------
-    def _def_class_names(self) -> dict[str, str]:
-        names: dict[str, str] = {}
-        taken: dict[str, str] = {}
-        for def_name in sorted(self.loaded.defs):
-            py = naming.class_name(def_name)
-            pointer = join_pointer("/$defs", def_name)
-            if py in taken:
-                raise SchemaError(
-                    f"definitions {taken[py]!r} and {pointer!r} both map to class {py!r}",
-                    pointer,
-                    self.source,
-                )
-            taken[py] = pointer
-            names[def_name] = py
-        return names
-
-    def claim(self, name: str, pointer: str) -> None:
-        """Reserve a Python name for a node, or fail naming both claimants."""
-        owner = self.owners.get(name)
-        if owner is not None and owner != pointer:
-            raise SchemaError(
-                f"name {name!r} is derived for both {owner} and {pointer}", pointer, self.source
-            )
-        self.owners[name] = pointer
-
-    def inline_name(self, context: str, pointer: str) -> str:
-        """The class name of an inline object or union; never one a definition owns."""
-        name = naming.class_name(context)
-        if name in self.def_classes:
-            raise self.error(
-                f"inline schema would be named {name!r}, the class of a definition", pointer
-            )
-        existing = self.defs.get(name)
-        if existing is not None and existing.pointer != pointer:
-            raise self.error(
-                f"name {name!r} is derived for both {existing.pointer} and {pointer}", pointer
-            )
-        return name
-
-    def error(self, message: str, pointer: str) -> SchemaError:
-        return SchemaError(message, pointer, self.source)
-
-    def ref_name(self, ref: Any, pointer: str) -> tuple[str, Any]:
-        name, schema = self.loaded.resolve(ref, pointer)
-        return name, schema
+        self.reg = Registry(loaded)
 
     # -- driver ---------------------------------------------------------------------------
     def run(self, names: list[str]) -> ir.Module:
-        self.unions.scan_nested(names)
+        unions.scan_nested(self.reg, names)
         for name in names:
             self.build_def(name)
-        defs = tuple(sorted(self.defs.values(), key=lambda d: d.name))
+        defs = tuple(sorted(self.reg.defs.values(), key=lambda d: d.name))
         methods, notification = self._methods(names)
         update_union, update_field = self._update_union(notification)
         title = self.loaded.document.get("title")
         return ir.Module(
-            source=self.source,
+            source=self.reg.source,
             sha256=self.loaded.sha256,
             title=title if isinstance(title, str) else "",
             defs=defs,
@@ -169,39 +101,35 @@ class Builder:
 
     def build_def(self, def_name: str) -> str:
         """Build (once) the IR def for a `$defs` entry and return its Python name."""
-        py = self.class_names[def_name]
-        if py in self.defs or def_name in self.absorbed or def_name in self.in_progress:
+        py = self.reg.class_names[def_name]
+        if py in self.reg.defs or def_name in self.reg.absorbed or def_name in self.reg.in_progress:
             return py
         schema = self.loaded.defs[def_name]
         pointer = join_pointer("/$defs", def_name)
-        if len(self.in_progress) >= MAX_BODY_DEPTH:
-            raise self.error(
+        if len(self.reg.in_progress) >= MAX_BODY_DEPTH:
+            raise self.reg.error(
                 f"union variants nest through their bodies deeper than {MAX_BODY_DEPTH} levels",
                 pointer,
             )
-        self.in_progress.add(def_name)
+        self.reg.in_progress.add(def_name)
         node = self.definition(py, schema if isinstance(schema, dict) else {}, pointer)
-        self.in_progress.discard(def_name)
-        if node is not None and def_name not in self.absorbed:
-            self.add(node)
+        self.reg.in_progress.discard(def_name)
+        if node is not None and def_name not in self.reg.absorbed:
+            self.reg.add(node)
         return py
-
-    def add(self, node: ir.Def) -> None:
-        self.claim(node.name, node.pointer)
-        self.defs[node.name] = node
 
     def definition(self, name: str, schema: dict[str, Any], pointer: str) -> ir.Def | None:
         """Classify one named schema node and build its IR definition."""
-        self._check_keywords(schema, pointer)
+        check_keywords(self.reg, schema, pointer)
         doc = doc_of(schema)
         parts = idioms.union_members(schema)
         if parts and not _is_nullable_pair(parts[1]):
-            return self.unions.union_def(name, schema, pointer, parts)
+            return unions.union_def(self.reg, self, name, schema, pointer, parts)
         if "enum" in schema and isinstance(schema["enum"], list):
-            return self.unions.closed_enum(name, schema, pointer)
+            return unions.closed_enum(self.reg, self, name, schema, pointer)
         if self._is_object(schema):
             return self.struct(name, schema, pointer)
-        return ir.Alias(name, doc, pointer, self.type_expr(schema, pointer, name))
+        return ir.Alias(name, doc, pointer, type_expr(self.reg, self, schema, pointer, name))
 
     # -- structs --------------------------------------------------------------------------
     def _is_object(self, schema: dict[str, Any]) -> bool:
@@ -224,32 +152,34 @@ class Builder:
         """Collect ``(wire, schema, pointer)`` properties and required names from an
         object schema, its ``allOf`` parts and an early-era sibling ``$ref``."""
         if depth > 16:
-            raise self.error("allOf/$ref chain is cyclic or too deep", pointer)
+            raise self.reg.error("allOf/$ref chain is cyclic or too deep", pointer)
         props: list[tuple[str, Any, str]] = []
         required: set[str] = set()
         own = schema.get("properties", {})
         if not isinstance(own, dict):
-            raise self.error("properties must be an object", join_pointer(pointer, "properties"))
+            raise self.reg.error(
+                "properties must be an object", join_pointer(pointer, "properties")
+            )
         for wire, sub in own.items():
             if wire not in skip:
                 props.append((wire, sub, join_pointer(pointer, "properties", wire)))
         req = schema.get("required", [])
         if not isinstance(req, list) or not all(isinstance(r, str) for r in req):
-            raise self.error(
+            raise self.reg.error(
                 "required must be a list of strings", join_pointer(pointer, "required")
             )
         required.update(req)
         inherited: list[tuple[dict[str, Any], str]] = []
         if "$ref" in schema and ("properties" in schema or "allOf" in schema):
-            _, target = self.ref_name(schema["$ref"], join_pointer(pointer, "$ref"))
+            _, target = self.reg.ref_name(schema["$ref"], join_pointer(pointer, "$ref"))
             inherited.append((target, join_pointer(pointer, "$ref")))
         allof = schema.get("allOf", [])
         if not isinstance(allof, list):
-            raise self.error("allOf must be a list", join_pointer(pointer, "allOf"))
+            raise self.reg.error("allOf must be a list", join_pointer(pointer, "allOf"))
         for index, part in enumerate(allof):
             part_pointer = join_pointer(pointer, "allOf", index)
             if isinstance(part, dict) and "$ref" in part:
-                _, target = self.ref_name(part["$ref"], join_pointer(part_pointer, "$ref"))
+                _, target = self.reg.ref_name(part["$ref"], join_pointer(part_pointer, "$ref"))
                 inherited.append((target, part_pointer))
             elif isinstance(part, dict):
                 inherited.append((part, part_pointer))
@@ -297,7 +227,7 @@ class Builder:
         for wire, sub, where in props:
             field = self.field(name, wire, sub, where, wire in required)
             if field.attr in seen:
-                raise self.error(
+                raise self.reg.error(
                     f"properties {seen[field.attr]} and {where} both map to "
                     f"attribute {field.attr!r}",
                     where,
@@ -310,11 +240,11 @@ class Builder:
 
     def field(self, owner: str, wire: str, sub: Any, pointer: str, required: bool) -> ir.Field:
         if not isinstance(sub, dict | bool):
-            raise self.error("a property must be a schema object", pointer)
+            raise self.reg.error("a property must be a schema object", pointer)
         schema = sub if isinstance(sub, dict) else {}
-        self._check_keywords(schema, pointer)
+        check_keywords(self.reg, schema, pointer)
         context = owner + naming.pascal(wire)
-        expr = self.type_expr(schema, pointer, context)
+        expr = type_expr(self.reg, self, schema, pointer, context)
         default: Any = schema.get("default", ir.NO_DEFAULT)
         return ir.Field(
             attr=naming.attribute(wire),
@@ -332,15 +262,10 @@ class Builder:
             annotations=annotations_of(schema),
         )
 
-    # -- type expressions (see typeexprs.py) --------------------------------------------------
-    def type_expr(self, schema: Any, pointer: str, context: str) -> ir.TypeExpr:
-        return self.types.expr(schema, pointer, context)
-
-    def constraints(self, schema: dict[str, Any], pointer: str) -> ir.Constraints:
-        return self.types.constraints(schema, pointer)
-
-    def _check_keywords(self, schema: dict[str, Any], pointer: str) -> None:
-        self.types.check_keywords(schema, pointer)
+    def inline_union(
+        self, schema: dict[str, Any], pointer: str, context: str, parts: tuple[str, list[Any]]
+    ) -> ir.TypeExpr:
+        return unions.inline_union(self.reg, self, schema, pointer, context, parts)
 
     # -- methods --------------------------------------------------------------------------
     def _methods(self, names: list[str]) -> tuple[tuple[ir.Method, ...], str | None]:
@@ -355,23 +280,23 @@ class Builder:
             for def_name, schema in entries:
                 side = schema.get("x-side")
                 kind = _method_kind(def_name, len(entries))
-                py = self.class_names[def_name]
+                py = self.reg.class_names[def_name]
                 methods.append(ir.Method(method, side if isinstance(side, str) else "", kind, py))
-                if method == UPDATE_METHOD and kind == "notification" and py in self.defs:
+                if method == UPDATE_METHOD and kind == "notification" and py in self.reg.defs:
                     notification = py
         return tuple(methods), notification
 
     def _update_union(self, notification: str | None) -> tuple[str | None, str | None]:
         if notification is None:
             return None, None
-        node = self.defs[notification]
+        node = self.reg.defs[notification]
         if isinstance(node, ir.TaggedUnion):
             return notification, None
         if isinstance(node, ir.Struct):
             for field in node.fields:
                 target = field.type
                 if isinstance(target, ir.Ref) and isinstance(
-                    self.defs.get(target.name), ir.TaggedUnion
+                    self.reg.defs.get(target.name), ir.TaggedUnion
                 ):
                     return target.name, field.attr
         return None, None

@@ -20,9 +20,9 @@ from typing import Any
 import click
 
 from . import __version__, config, emit
-from .cli_diff import diff_command
 from .config import NamedJob, Overrides
 from .console import EXIT_STALE, Console, handles_bad_input, output_options
+from .diff.cli import diff_command
 from .errors import UsageError
 from .format import LINE_LENGTH, LINE_LENGTHS
 from .inspect import inspect_command
@@ -80,6 +80,13 @@ def _options(verb: str) -> list[Callable[[Callable[..., Any]], Callable[..., Any
             is_flag=True,
             help="Do not annotate a published schema with the built-in v1/v2 overlay "
             "(the package then has no SessionState).",
+        ),
+        click.option(
+            "--templates",
+            type=click.Path(path_type=Path),
+            metavar="DIR",
+            help="Use the templates in DIR in place of the built-in ones of the same file "
+            "name (models.py.j2, header.j2, ...).",
         ),
         click.option(
             "--target",
@@ -140,6 +147,7 @@ def _jobs(kwargs: dict[str, Any]) -> list[NamedJob]:
         overlays=kwargs["overlays"],
         line_length=kwargs["line_length"],
         no_builtin_overlay=kwargs["no_builtin_overlay"],
+        templates=kwargs["templates"],
         closed_all=kwargs["closed_all"],
         closed=kwargs["closed"],
         drop_unknown_fields=kwargs["drop_unknown_fields"],

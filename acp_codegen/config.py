@@ -16,8 +16,9 @@ Keys of a job: ``schema`` and ``out`` (required), ``package`` (defaults to the
 last part of ``out``), ``target``, ``formatter``, ``line_length``, ``roots``,
 ``all``, ``overlays`` (files adding ``x-acp-*`` annotations), ``builtin_overlay``
 (false turns off the built-in v1/v2 overlay), ``closed`` (``true``, or a list of union
-and enum names that keep the schema's own openness instead of being open) and
-``keep_unknown_fields`` (``false`` drops undeclared properties). Paths are relative to the
+and enum names that keep the schema's own openness instead of being open),
+``keep_unknown_fields`` (``false`` drops undeclared properties) and ``templates`` (a
+folder of templates replacing the built-in ones by file name). Paths are relative to the
 pyproject.toml that holds them. Command-line flags override the keys of every
 selected job. Every mistake is a `UsageError` whose one line names the file,
 the table and the key.
@@ -39,7 +40,7 @@ from .pipeline import FORMATTERS, Job, check_package_name, package_name_problem
 TABLE = "tool.acp-codegen"
 #: What ``Job`` headers record for a job that comes from the configuration unchanged.
 CONFIG_COMMAND = "acp-codegen generate"
-_STR_KEYS = ("schema", "out", "package", "target", "formatter")
+_STR_KEYS = ("schema", "out", "package", "target", "formatter", "templates")
 JOB_KEYS = (
     *_STR_KEYS,
     "line_length",
@@ -77,6 +78,7 @@ class Overrides:
     closed_all: bool = False
     closed: tuple[str, ...] = ()
     drop_unknown_fields: bool = False
+    templates: Path | None = None
 
     def any(self) -> bool:
         return any(
@@ -94,6 +96,7 @@ class Overrides:
                 self.closed_all,
                 self.closed,
                 self.drop_unknown_fields,
+                self.templates,
             )
         )
 
@@ -234,6 +237,7 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
         closed_all=closed is True,
         closed=tuple(closed) if isinstance(closed, list) else (),
         keep_unknown_fields=keep,
+        templates=base / entry["templates"] if "templates" in entry else None,
         command=CONFIG_COMMAND,
     )
 
@@ -288,6 +292,7 @@ def override(job: Job, flags: Overrides) -> Job:
         closed_all=flags.closed_all or job.closed_all,
         closed=flags.closed or job.closed,
         keep_unknown_fields=job.keep_unknown_fields and not flags.drop_unknown_fields,
+        templates=flags.templates or job.templates,
         command="",
     )
 
@@ -315,6 +320,7 @@ def job_from_flags(flags: Overrides) -> Job:
         closed_all=flags.closed_all,
         closed=flags.closed,
         keep_unknown_fields=not flags.drop_unknown_fields,
+        templates=flags.templates,
     )
 
 

@@ -14,6 +14,7 @@ import re
 import sys
 from collections.abc import Callable
 from functools import wraps
+from pathlib import Path
 from typing import Any, TextIO
 
 import click
@@ -46,6 +47,17 @@ def _remember(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     if value:
         ctx.meta[_META + str(param.name)] = True
     return value
+
+
+def overlay_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--overlay FILE`` (repeatable), the same option on every command that reads a schema."""
+    return click.option(
+        "--overlay",
+        "overlays",
+        multiple=True,
+        type=click.Path(path_type=Path),
+        help=f"Apply this x-acp-* annotation overlay to {what} (repeatable).",
+    )
 
 
 def output_options(func: Callable[..., Any]) -> Callable[..., Any]:

@@ -18,8 +18,9 @@ from typing import Any
 
 import click
 
-from . import build, ir, load
-from .console import Console, handles_bad_input, output_options
+from . import ir
+from .accept import Annotations, accept
+from .console import Console, handles_bad_input, output_options, overlay_option
 from .semantics import ENTITY, LIVE, PATCH, SNAPSHOT
 
 
@@ -215,13 +216,34 @@ def render_text(summary: dict[str, Any]) -> str:
 @click.option("--root", "roots", multiple=True, help="Also include this definition (repeatable).")
 @click.option("--all", "take_all", is_flag=True, help="Include every definition.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@overlay_option("the schema, as generate does")
+@click.option(
+    "--no-builtin-overlay",
+    is_flag=True,
+    help="Do not annotate a published schema with the built-in v1/v2 overlay.",
+)
+@click.option(
+    "--closed",
+    "closed_all",
+    is_flag=True,
+    help="Keep the schema's own openness for every union and enum, as generate --closed.",
+)
 @output_options
 @handles_bad_input
-def inspect_command(schema: Path, roots: tuple[str, ...], take_all: bool, as_json: bool) -> None:
+def inspect_command(
+    schema: Path,
+    roots: tuple[str, ...],
+    take_all: bool,
+    as_json: bool,
+    overlays: tuple[Path, ...],
+    no_builtin_overlay: bool,
+    closed_all: bool,
+) -> None:
     """Summarise what a schema generates: unions, open enums, annotations, methods.
 
     By default it covers the session/update notification and what it refers to,
-    the same selection as `generate`. --quiet prints nothing and only checks that
+    the same selection as `generate`, and it accepts exactly the schemas
+    `generate` accepts (with the same overlays). --quiet prints nothing and only checks that
     the schema builds (exit 0 or 2); --verbose adds the build time on stderr.
 
     \b
@@ -231,7 +253,8 @@ def inspect_command(schema: Path, roots: tuple[str, ...], take_all: bool, as_jso
     """
     console = Console.current()
     started = time.perf_counter()
-    module = build.build(load.load_path(schema), roots, take_all)
+    how = Annotations(overlays, not no_builtin_overlay, closed_all)
+    module = accept(schema, roots, take_all, how).module
     console.detail(f"built {schema} in {time.perf_counter() - started:.2f}s")
     if console.verbosity == 0:
         return

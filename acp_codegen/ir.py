@@ -166,12 +166,8 @@ class Variant:
     target: str
     nested: bool = False
     annotations: tuple[Annotation, ...] = ()
-
-    @property
-    def handler(self) -> str:
-        from .naming import handler_method
-
-        return handler_method(self.tag)
+    #: The dispatch handler method for this tag (`naming.handler_method`).
+    handler: str = ""
 
 
 @dataclass(frozen=True)

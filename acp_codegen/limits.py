@@ -152,11 +152,11 @@ def _data(value: Any, pointer: str, source: str) -> None:
 
 # -- chains of definitions (on the IR, per target) -------------------------------------------
 
-#: Both libraries build a class's decoder by recursing into every class its fields name, so
-#: a long enough chain of definitions exhausts Python's recursion limit in the generated
-#: package (measured at the default limit of 1000: pydantic fails near 70 plain levels,
-#: msgspec near 1000). Longer chains are refused; the published schemas reach 11.
-MAX_MODEL_CHAIN = {"msgspec": 256, "pydantic": 32}
+# Model libraries build a class's decoder by recursing into every class its fields name, so
+# a long enough chain of definitions exhausts Python's recursion limit in the generated
+# package (measured at the default limit of 1000: pydantic fails near 70 plain levels,
+# msgspec near 1000). Each target states its limit (`target.Target.max_model_chain`:
+# msgspec 256, pydantic 32); longer chains are refused; the published schemas reach 11.
 
 
 def _names(expr: ir.TypeExpr) -> list[str]:
@@ -188,13 +188,12 @@ def _edges(node: ir.Def) -> list[str]:
     return []
 
 
-def check_model_chains(module: ir.Module, target: str) -> None:
+def check_model_chains(module: ir.Module, target: str, limit: int) -> None:
     """Refuse definitions that name one another more levels deep than `target` builds.
 
     An iterative depth-first walk; a reference back into the walk (a recursive type)
     counts as nothing, since pydantic builds those through named references.
     """
-    limit = MAX_MODEL_CHAIN[target]
     edges = {d.name: [n for n in _edges(d) if module.find(n)] for d in module.defs}
     depth: dict[str, int] = {}
     for root in sorted(edges):

@@ -14,19 +14,38 @@ import builtins
 import keyword
 import re
 import unicodedata
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .views import PackageView, View
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+[a-z]*")
 _NON_IDENT = re.compile(r"[^0-9A-Za-z_]")
 
 #: Modules the generated files import by name; a class or a struct attribute with one of
 #: these names would shadow the module for the code after it.
-GENERATED_MODULES = frozenset({"enum", "typing", "msgspec", "pydantic", "typing_extensions"})
+GENERATED_MODULES = frozenset(
+    {"enum", "typing", "typing_extensions", "msgspec", "pydantic", "annotated_types"}
+)
+# The generated package's API besides its model classes and variant tables, by module.
+# `package_view` is the one place that turns these into imports and ``__all__`` lists.
+#: Re-exported from the copied runtime (see `target.RUNTIME_CONTRACT`).
+RUNTIME_API = ("UNSET", "DecodeError", "UnsetType")
+#: ``codec``: always, then the decoders that exist when the schema has an update union
+#: and a notification.
+CODEC_API = ("DecodeError", "Repair", "decode", "encode", "extra_fields")
+UPDATE_DECODER = "decode_update"
+NOTIFICATION_DECODER = "decode_notification"
+#: ``dispatch``: the method table, and the dispatcher when there is an update union.
+METHOD_TABLE = "METHODS"
+DISPATCHER = "dispatch"
+#: ``state``: present when the schema's annotations describe a reducer.
+STATE_API = ("Entity", "SessionState")
+SUBMODULES = ("models", "codec", "dispatch", "state")
 #: Other module-level names of a generated package: its public API and submodules.
 PACKAGE_NAMES = frozenset(
-    {"T", "DecodeError", "UNSET", "UnsetType", "VariantClass", "METHODS", "Entity", "SessionState"}
-    | {"Repair", "extra_fields"}
-    | {"decode", "encode", "decode_update", "decode_notification", "dispatch"}
-    | {"models", "codec", "state"}
+    {"T", "VariantClass", UPDATE_DECODER, NOTIFICATION_DECODER, METHOD_TABLE, DISPATCHER}
+    | set(RUNTIME_API + CODEC_API + STATE_API + SUBMODULES)
 )
 #: Names a generated class must not take: Python keywords, builtins and the names above.
 RESERVED_CLASS_NAMES = (
@@ -138,6 +157,62 @@ def variants_table_name(union: str) -> str:
 def handler_method(tag: str) -> str:
     """``agent_message_chunk`` -> ``on_agent_message_chunk``."""
     return "on_" + (attribute(tag).rstrip("_") or "empty")
+
+
+def handler_class(union: str) -> str:
+    """The handler protocol of an update union: ``SessionUpdate`` -> ``SessionUpdateHandler``."""
+    return union + "Handler"
+
+
+def package_view(view: View, state_models: Iterable[str] | None) -> PackageView:
+    """Every public name, import and ``__all__`` of the generated package, computed once.
+
+    `state_models` are the model classes ``state.py`` names; None when the package has no
+    reducer. Lists meant for ``__all__`` use `isort_key`, lists meant for an import use
+    `import_key`, which is the order ruff keeps.
+    """
+    codec = list(CODEC_API)
+    if view.update_union:
+        codec.append(UPDATE_DECODER)
+    if view.notification:
+        codec.append(NOTIFICATION_DECODER)
+    dispatch = [t.name for t in view.tables] + [METHOD_TABLE]
+    if view.handler:
+        dispatch += [view.handler, DISPATCHER]
+    state = STATE_API if state_models is not None else ()
+    models = set(view.model_names)
+    everything = models | set(codec) | set(dispatch) | set(RUNTIME_API) | set(state)
+    return PackageView(
+        runtime=RUNTIME_API,
+        models=_sorted(models, import_key),
+        codec=_sorted(codec, isort_key),
+        codec_imports=_sorted((n for n in codec if n not in RUNTIME_API), import_key),
+        codec_models=_sorted({n for n in (view.update_union, view.notification) if n}, import_key),
+        dispatch=_sorted(dispatch, isort_key),
+        dispatch_imports=_sorted(dispatch, import_key),
+        dispatch_models=_sorted(_dispatch_models(view), import_key),
+        state=state,
+        state_models=_sorted(state_models or (), import_key),
+        all=_sorted(everything, isort_key),
+    )
+
+
+def _dispatch_models(view: View) -> set[str]:
+    """The model classes ``dispatch.py`` mentions: table rows, handlers and methods."""
+    names: set[str] = set()
+    for table in view.tables:
+        names.update(table.classes)
+    names.update(cls for cls, _ in view.dispatch_rows)
+    names.update(h.annotation for h in view.handlers)
+    for m in view.methods:
+        names.update(n for n in (m.params, m.result) if n != "None")
+    if view.handler_union:
+        names.add(view.handler_union)
+    return names
+
+
+def _sorted(names: Iterable[str], key: Callable[[str], Any]) -> tuple[str, ...]:
+    return tuple(sorted(set(names), key=key))
 
 
 def module_name(package: str) -> str:

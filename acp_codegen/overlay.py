@@ -38,8 +38,8 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .build import ANNOTATION_PREFIX as PREFIX
 from .errors import SchemaError
+from .limits import ANNOTATION_PREFIX as PREFIX
 from .load import LoadedSchema, parse_json, read_capped
 
 BUILTIN_DIR = Path(__file__).parent / "overlays"

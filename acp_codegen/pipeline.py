@@ -1,96 +1,29 @@
 """The whole pipeline as one call: schema path -> formatted files.
 
-load -> build -> lower (``lower_msgspec`` or ``lower_pydantic``, chosen by
-`Job.target`) -> render -> format. `emit` is left to the caller, which either
+load -> build -> lower (the lowering of the target `Job.target` names, from the
+registry in `targets`) -> render -> format. `emit` is left to the caller, which either
 writes the files or diffs them against disk.
 """
 
 from __future__ import annotations
 
-import importlib
 import keyword
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import (
-    build,
-    ir,
+    accept,
     limits,
-    load,
-    lower_msgspec,
-    lower_pydantic,
     naming,
-    opening,
-    overlay,
     provenance,
     render,
     semantics,
 )
-from .errors import SchemaError, UsageError
+from .errors import UsageError
 from .format import FORMATTERS, LINE_LENGTH, format_sources, require
+from .target import MODULES, STATE_MODULE
+from .targets import TARGETS
 
-TEMPLATES = {
-    "__init__.py": "__init__.py.j2",
-    "models.py": "models.py.j2",
-    "dispatch.py": "dispatch.py.j2",
-    "codec.py": "codec.py.j2",
-}
-PUBLIC_RUNTIME = ("UNSET", "DecodeError", "UnsetType")
-
-
-@dataclass(frozen=True)
-class Target:
-    """What differs between model libraries: the lowering, templates and runtime files."""
-
-    lower: Callable[[ir.Module, bool], lower_msgspec.View]
-    templates: dict[str, str]
-    #: package file name -> hand-written source under ``acp_codegen/runtime/``
-    runtime: dict[str, str]
-    #: A library the generator itself imports for this target, and the extra that installs it.
-    requires: tuple[str, str] | None = None
-
-    def check_installed(self, name: str) -> None:
-        """Refuse, in one line, a target whose library is not installed."""
-        if self.requires is None:
-            return
-        library, extra = self.requires
-        try:
-            importlib.import_module(library)
-        except ImportError:
-            raise UsageError(
-                f"--target {name} needs {library}, which is not installed; "
-                f"run: pip install 'acp-codegen[{extra}]'"
-            ) from None
-
-
-TARGETS = {
-    "msgspec": Target(
-        lower_msgspec.lower,
-        TEMPLATES,
-        {
-            name: name
-            for name in (
-                "_base.py",
-                "_walk.py",
-                "_guided.py",
-                "_unions.py",
-                "_convert.py",
-                "_runtime.py",
-            )
-        },
-    ),
-    "pydantic": Target(
-        lower_pydantic.lower,
-        {
-            **TEMPLATES,
-            "models.py": "pydantic/models.py.j2",
-            "codec.py": "pydantic/codec.py.j2",
-        },
-        {"_base.py": "_base.py", "_walk.py": "_walk.py", "_runtime.py": "_runtime_pydantic.py"},
-        requires=("pydantic", "pydantic"),
-    ),
-}
 __all__ = ["FORMATTERS", "LINE_LENGTH", "TARGETS", "Job", "generate"]
 
 
@@ -117,6 +50,8 @@ class Job:
     closed: tuple[str, ...] = ()
     #: Keep undeclared properties of objects and write them back on encode.
     keep_unknown_fields: bool = True
+    #: A folder of templates that replace the built-in ones of the same file name.
+    templates: Path | None = None
     #: The command recorded in file headers; defaults to the equivalent CLI call.
     command: str = ""
 
@@ -133,6 +68,13 @@ class Job:
         parts += [f"--overlay {o.as_posix()}" for o in self.overlays]
         if not self.builtin_overlay:
             parts.append("--no-builtin-overlay")
+        if self.closed_all:
+            parts.append("--closed")
+        parts += [f"--closed-type {name}" for name in self.closed]
+        if not self.keep_unknown_fields:
+            parts.append("--drop-unknown-fields")
+        if self.templates is not None:
+            parts.append(f"--templates {self.templates.as_posix()}")
         if self.take_all:
             parts.append("--all")
         if self.target != "msgspec":
@@ -148,9 +90,12 @@ class Job:
             parts.append("--drop-unknown-fields")
         return " ".join(parts)
 
+    def annotations(self) -> accept.Annotations:
+        return accept.Annotations(self.overlays, self.builtin_overlay, self.closed_all, self.closed)
+
     def options(self) -> dict[str, object]:
         """The keys that shape the output (besides the schema), for the provenance hash."""
-        return {
+        options: dict[str, object] = {
             "package": self.package,
             "roots": list(self.roots),
             "all": self.take_all,
@@ -161,6 +106,10 @@ class Job:
             "closed": True if self.closed_all else list(self.closed),
             "keep_unknown_fields": self.keep_unknown_fields,
         }
+        if self.templates is not None:
+            # Which templates were replaced, by content: the folder's path is not an input.
+            options["templates"] = render.override_digests(self.target, self.templates)
+        return options
 
 
 def package_name_problem(package: str) -> str | None:
@@ -187,63 +136,6 @@ def check_package_name(package: str) -> None:
         raise UsageError(f"--package {package!r} {problem}")
 
 
-def annotate(job: Job, loaded: load.LoadedSchema) -> tuple[load.LoadedSchema, str, bool]:
-    """The schema with the job's annotations, why a package from it might lack a reducer,
-    and whether the annotations came from a built-in overlay.
-
-    Overlays named by the job win; a schema that annotates itself is kept as is;
-    otherwise the built-in overlay the schema's shape selects is applied. A built-in
-    overlay that selects a schema but cannot annotate it leaves the schema plain, and
-    the returned reason names the revision and the failing entry.
-    """
-    if job.overlays:
-        for path in job.overlays:
-            loaded = overlay.apply_overlay(loaded, path)
-        return loaded, "the --overlay files annotate no session/update variant", False
-    if overlay.is_annotated(loaded.document):
-        return loaded, "the schema's own x-acp-* annotations mark no session/update variant", False
-    if not job.builtin_overlay:
-        why = "the schema has no x-acp-* annotations and --no-builtin-overlay is set"
-        return loaded, why, False
-    chosen = overlay.choose_builtin(loaded)
-    if chosen is None:
-        families = " nor ".join(b.family for b in overlay.builtins())
-        why = (
-            "the schema has no x-acp-* annotations and its shape fits neither built-in "
-            f"overlay ({families}); pass --overlay FILE to add them"
-        )
-        return loaded, why, False
-    failed = f"the built-in {chosen.family} overlay cannot annotate this revision"
-    try:
-        return overlay.apply_overlay(loaded, chosen.path), failed, True
-    except SchemaError as exc:
-        return loaded, f"{failed}: {exc}", False
-
-
-def build_module(job: Job) -> tuple[ir.Module, str, object]:
-    """Load, annotate and build.
-
-    Also returns why the package might get no reducer, and the annotated document the
-    module was built from (what the provenance hash covers).
-    """
-    plain = load.load_path(job.schema)
-    loaded, why, builtin = annotate(job, plain)
-    module = _build_open(job, loaded)
-    if builtin:  # a built-in overlay never stops a schema from generating
-        try:
-            semantics.reducer_spec(module)
-        except SchemaError as exc:
-            return _build_open(job, plain), f"{why}: {exc}", plain.document
-    if module.update_union is None:
-        why = "the generated definitions hold no session/update union"
-    return module, why, loaded.document
-
-
-def _build_open(job: Job, loaded: load.LoadedSchema) -> ir.Module:
-    module = build.build(loaded, job.roots, job.take_all)
-    return opening.open_module(module, job.closed_all, job.closed)
-
-
 def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
     """Run every stage but emit; returns relative path -> file text.
 
@@ -254,97 +146,46 @@ def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
     target = TARGETS.get(job.target)
     if target is None:
         raise UsageError(f"unknown target {job.target!r} (available: {', '.join(TARGETS)})")
-    target.check_installed(job.target)
+    target.check_installed()
+    if job.templates is not None:
+        render.check_override(target.name, job.templates)
     require(job.formatter)
-    module, why, document = build_module(job)
-    limits.check_model_chains(module, job.target)
+    accepted = accept.accept(job.schema, job.roots, job.take_all, job.annotations())
+    module = accepted.module
+    limits.check_model_chains(module, target.name, target.max_model_chain)
     view = target.lower(module, job.keep_unknown_fields)
     options = job.options()
     record = render.Provenance(
         job.schema.name,
         job.regenerate_command(),
-        provenance.input_sha256(document, options),
+        provenance.input_sha256(accepted.document, options),
         tuple(options.items()),
     )
-    codec_names = ["DecodeError", "Repair", "decode", "encode", "extra_fields"]
-    if view.update_union:
-        codec_names.append("decode_update")
-    if view.notification:
-        codec_names.append("decode_notification")
-    dispatch_names = sorted(
-        [t.name for t in view.tables]
-        + ["METHODS"]
-        + ([view.handler, "dispatch"] if view.handler else []),
-        key=naming.isort_key,
-    )
-    spec = semantics.reducer_spec(module)
+    spec = accepted.spec
     if spec is None and notes is not None:
-        notes.append(f"{job.schema.name}: no SessionState generated: {why}")
-    state_names = ["Entity", "SessionState"] if spec else []
-    all_names = sorted(
-        set(view.model_names)
-        | set(codec_names)
-        | set(dispatch_names)
-        | set(PUBLIC_RUNTIME)
-        | set(state_names),
-        key=naming.isort_key,
-    )
-    imports = sorted(_dispatch_imports(view), key=naming.import_key)
-    codec_names.sort(key=naming.isort_key)
+        notes.append(f"{job.schema.name}: no SessionState generated: {accepted.why}")
     context = {
-        "model_imports": sorted(view.model_names, key=naming.import_key),
-        "dispatch_imports": sorted(dispatch_names, key=naming.import_key),
-        "codec_imports": sorted(
-            (n for n in codec_names if n != "DecodeError"), key=naming.import_key
-        ),
-        "codec_models": sorted(
-            {n for n in (view.update_union, view.notification) if n}, key=naming.import_key
-        ),
         "view": view,
+        "package": naming.package_view(view, _state_models(spec)),
         "provenance": record,
         "title": module.title or "ACP bindings",
-        "codec_names": codec_names,
-        "dispatch_names": dispatch_names,
-        "all_names": all_names,
-        "imports": imports,
         "library_imports": view.library_imports,
         "spec": spec,
-        "state_names": state_names,
-        "state_imports": _state_imports(spec),
     }
-    templates = {**target.templates, "_provenance.py": "_provenance.py.j2"}
-    if spec is not None:
-        templates["state.py"] = "state.py.j2"
-    files = render.render(templates, context)
-    header = render.header(record)
-    for name, source in target.runtime.items():
-        files[name] = header + render.runtime_source(source)
-    if spec is not None:
-        for name in ("_state.py", "_handlers.py"):
-            files[name] = header + render.runtime_source(name)
+    modules = MODULES + ((STATE_MODULE,) if spec is not None else ())
+    files = render.render(modules, context, target.name, job.templates)
+    header = render.header(record, target.name, job.templates)
+    for name, source in target.runtime_files(spec is not None).items():
+        files[name] = header + source.read_text(encoding="utf-8")
     files["py.typed"] = ""
     return format_sources(files, job.formatter, job.line_length)
 
 
-def _state_imports(spec: semantics.ReducerSpec | None) -> list[str]:
+def _state_models(spec: semantics.ReducerSpec | None) -> set[str] | None:
+    """The model classes ``state.py`` names, or None when there is no reducer."""
     if spec is None:
-        return []
+        return None
     names = {e.cls for e in spec.entities} | {s.cls for s in spec.snapshots} | set(spec.live)
     if spec.unknown:
         names.add(spec.unknown)
-    return sorted(names, key=naming.import_key)
-
-
-def _dispatch_imports(view: lower_msgspec.View) -> set[str]:
-    names: set[str] = set()
-    for table in view.tables:
-        names.update(table.classes)
-    for cls, _ in view.dispatch_rows:
-        names.add(cls)
-    for h in view.handlers:
-        names.add(h.annotation)
-    for m in view.methods:
-        names.update(n for n in (m.params, m.result) if n != "None")
-    if view.handler_union:
-        names.add(view.handler_union)
     return names

@@ -1,22 +1,31 @@
 """Stage 4, render: fill the jinja2 templates from a target view.
 
 Takes the `View` made by a target's lowering step and returns a mapping of
-relative file paths to source text. The environment is strict: a missing value
-is an error (`StrictUndefined`), never an empty string. Schema text reaches the
-output only through the `docstring`, `docline`, `comment` and `pystr` filters,
-which turn any string into inert Python string-literal or comment data.
+relative file paths to source text. Templates live in the top-level
+``templates/`` folder (shipped in the wheel as ``acp_codegen/templates``): a
+bare name such as ``models.py.j2`` is looked up in a user's override folder,
+then ``templates/<target>/``, then ``templates/common/``; a name with a folder
+(``common/models.py.j2``, for a template extending another) is taken as is.
+The environment is strict: a missing value is an error (`StrictUndefined`),
+never an empty string. Schema text reaches the output only through the
+`docstring`, `docline`, `comment` and `pystr` filters, which turn any string
+into inert Python string-literal or comment data.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import jinja2
 
 from . import __version__
+from .errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -80,11 +89,75 @@ def comment(text: str) -> str:
     return "\n".join(("# " + "".join(_escape_char(c) for c in line)).rstrip() for line in lines)
 
 
+def templates_root() -> Path:
+    """The folder holding ``common/`` and one folder per target."""
+    packaged = resources.files("acp_codegen").joinpath("templates")
+    if packaged.joinpath("common").is_dir():
+        return Path(str(packaged))
+    # A source checkout or editable install: the repository's top-level folder.
+    return Path(__file__).resolve().parent.parent / "templates"
+
+
+class TemplateLoader(jinja2.BaseLoader):
+    """Bare names: the override folder, then the target's folder, then ``common``."""
+
+    def __init__(self, target: str, override: Path | None) -> None:
+        self.root = templates_root()
+        self.search = ([override] if override else []) + [
+            self.root / target,
+            self.root / "common",
+        ]
+
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
+        if "/" in template:
+            candidates = [self.root / template]
+        else:
+            candidates = [folder / template for folder in self.search]
+        for path in candidates:
+            if path.is_file():
+                mtime = path.stat().st_mtime
+                text = path.read_text(encoding="utf-8")
+                return text, str(path), lambda p=path, m=mtime: p.stat().st_mtime == m
+        raise jinja2.TemplateNotFound(template)
+
+
+def template_names(target: str) -> list[str]:
+    """The file names an override folder may replace for `target`."""
+    root = templates_root()
+    names = {p.name for folder in (root / target, root / "common") for p in folder.glob("*.j2")}
+    return sorted(names)
+
+
+def check_override(target: str, folder: Path) -> None:
+    """Refuse an override folder that is missing or holds a file no template is named."""
+    if not folder.is_dir():
+        raise UsageError(f"--templates {folder}: not a folder")
+    known = template_names(target)
+    for path in sorted(folder.iterdir()):
+        if path.name not in known:
+            raise UsageError(
+                f"--templates {folder}: {path.name!r} replaces no {target} template "
+                f"(known: {', '.join(known)})"
+            )
+
+
+def override_digests(target: str, folder: Path) -> dict[str, str]:
+    """``file name -> sha256`` of each template an override folder replaces."""
+    check_override(target, folder)
+    return {
+        path.name: hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.iterdir())
+    }
+
+
 @functools.cache
-def environment() -> jinja2.Environment:
-    """The one strict environment; cached, so templates compile once per process."""
+def environment(target: str = "msgspec", override: Path | None = None) -> jinja2.Environment:
+    """The strict environment of one target (and override folder); cached, so templates
+    compile once per process."""
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("acp_codegen", "templates"),
+        loader=TemplateLoader(target, override),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -101,17 +174,30 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def runtime_source(name: str = "_runtime.py") -> str:
-    """The text of a hand-written runtime file shipped in ``acp_codegen/runtime/``."""
-    return resources.files("acp_codegen").joinpath("runtime", name).read_text("utf-8")
+def render(
+    modules: tuple[str, ...],
+    context: dict[str, Any],
+    target: str = "msgspec",
+    override: Path | None = None,
+) -> dict[str, str]:
+    """Render each generated module ``<file>`` from its template ``<file>.j2``."""
+    env = environment(target, override)
+    out: dict[str, str] = {}
+    for name in modules:
+        try:
+            out[name] = env.get_template(name + ".j2").render(**context)
+        except jinja2.TemplateError as exc:
+            if override is None:
+                raise  # a built-in template is wrong: a generator bug, with its traceback
+            where = (
+                f"{exc.filename}:{exc.lineno}"
+                if isinstance(exc, jinja2.TemplateSyntaxError)
+                else name + ".j2"
+            )
+            raise UsageError(f"template {where}: {exc.message or type(exc).__name__}") from None
+    return out
 
 
-def render(templates: dict[str, str], context: dict[str, Any]) -> dict[str, str]:
-    """Render each ``output path -> template name`` pair with one shared context."""
-    env = environment()
-    return {path: env.get_template(name).render(**context) for path, name in templates.items()}
-
-
-def header(provenance: Provenance) -> str:
+def header(provenance: Provenance, target: str = "msgspec", override: Path | None = None) -> str:
     """The provenance header every generated file starts with."""
-    return environment().get_template("header.j2").render(provenance=provenance)
+    return environment(target, override).get_template("header.j2").render(provenance=provenance)

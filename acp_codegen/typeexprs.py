@@ -1,170 +1,165 @@
 """Build-stage helper: the IR type of a schema in a property or item position.
 
-Part of `build`, split out for size. Turns a property's schema into an
-`ir.TypeExpr`: refs, the two nullable spellings, inline unions (through
-`unions`), consts and enums, arrays, maps, inline objects (which become named
-structs) and scalars with their formats and constraints. Keywords that would
-change a value's shape and that the generator does not model are errors here.
+Stateless: every function takes the build's `Registry` (names and definitions
+so far) and, where it must recurse into a new node, the `Nodes` callbacks.
+Turns a property's schema into an `ir.TypeExpr`: refs, the two nullable
+spellings, inline unions (through ``nodes.inline_union``), consts and enums,
+arrays, maps, inline objects (which become named structs) and scalars with
+their formats and constraints. Keywords that would change a value's shape and
+that the generator does not model are errors here (`check_keywords`).
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from . import idioms, ir, limits
 from .errors import join_pointer
-
-if TYPE_CHECKING:
-    from .build import Builder
+from .registry import Nodes, Registry
 
 
-class TypeExprBuilder:
-    def __init__(self, builder: Builder) -> None:
-        self.b = builder
-
-    def expr(self, schema: Any, pointer: str, context: str) -> ir.TypeExpr:
-        """The type of a schema in a property or item position."""
-        if idioms.is_any_schema(schema) or schema is True:
-            return ir.Prim("any")
-        if not isinstance(schema, dict):
-            raise self.b.error("expected a schema object", pointer)
-        self.check_keywords(schema, pointer)
-        inner, nullable = idioms.nullable_split(schema)
-        if nullable:
-            expr = self.expr(inner, pointer, context)
-            return (
-                expr
-                if isinstance(expr, ir.Nullable) or expr == ir.Prim("any")
-                else ir.Nullable(expr)
-            )
-        if "$ref" in schema and "properties" not in schema:
-            name, _ = self.b.ref_name(schema["$ref"], join_pointer(pointer, "$ref"))
-            return ir.Ref(self.b.class_names[name])
-        allof = schema.get("allOf")
-        if (
-            isinstance(allof, list)
-            and len(allof) == 1
-            and isinstance(allof[0], dict)
-            and "$ref" in allof[0]
-            and "properties" not in schema
-        ):
-            name, _ = self.b.ref_name(allof[0]["$ref"], join_pointer(pointer, "allOf", 0, "$ref"))
-            return ir.Ref(self.b.class_names[name])
-        parts = idioms.union_members(schema)
-        if parts:
-            return self.b.unions.inline_union(schema, pointer, context, parts)
-        has_const, value = idioms.const_of(schema)
-        if has_const:
-            return self._literal([value], pointer)
-        if isinstance(schema.get("enum"), list):
-            return self._literal(schema["enum"], join_pointer(pointer, "enum"))
-        declared = schema.get("type")
-        if isinstance(declared, list):
-            return ir.UnionOf(
-                tuple(self.expr({**schema, "type": t}, pointer, context) for t in declared)
-            )
-        if declared == "array" or "items" in schema:
-            items = schema.get("items", True)
-            return ir.ListOf(
-                self.expr(items, join_pointer(pointer, "items"), context + "Item"),
-                self.constraints(schema, pointer),
-            )
-        if declared == "object" or "properties" in schema or "allOf" in schema:
-            extra = schema.get("additionalProperties")
-            if "properties" in schema or "allOf" in schema:
-                name = self.b.inline_name(context, pointer)
-                if name not in self.b.defs:
-                    self.b.claim(name, pointer)
-                    self.b.add(self.b.struct(name, schema, pointer))
-                return ir.Ref(name)
-            if isinstance(extra, dict):
-                return ir.MapOf(
-                    self.expr(
-                        extra, join_pointer(pointer, "additionalProperties"), context + "Value"
-                    )
-                )
-            return ir.MapOf(ir.Prim("any"))
-        kind = {
-            "string": "str",
-            "integer": "int",
-            "number": "float",
-            "boolean": "bool",
-            "null": "null",
-        }.get(declared if isinstance(declared, str) else "")
-        if kind is None:
-            if declared is None:
-                return ir.Prim("any")
-            raise self.b.error(f"unsupported type {declared!r}", join_pointer(pointer, "type"))
-        fmt = schema.get("format")
-        enc = schema.get("contentEncoding")
-        return ir.Prim(
-            cast(ir.PrimKind, kind),
-            fmt if isinstance(fmt, str) else None,
-            self.constraints(schema, pointer),
-            enc if isinstance(enc, str) else None,
+def type_expr(reg: Registry, nodes: Nodes, schema: Any, pointer: str, context: str) -> ir.TypeExpr:
+    """The type of a schema in a property or item position."""
+    if idioms.is_any_schema(schema) or schema is True:
+        return ir.Prim("any")
+    if not isinstance(schema, dict):
+        raise reg.error("expected a schema object", pointer)
+    check_keywords(reg, schema, pointer)
+    inner, nullable = idioms.nullable_split(schema)
+    if nullable:
+        expr = type_expr(reg, nodes, inner, pointer, context)
+        return (
+            expr if isinstance(expr, ir.Nullable) or expr == ir.Prim("any") else ir.Nullable(expr)
         )
-
-    def _literal(self, values: list[Any], pointer: str) -> ir.TypeExpr:
-        if not values:
-            raise self.b.error("enum must not be empty", pointer)
-        out: list[str | int | bool] = []
-        has_null = False
-        for value in values:
-            if value is None:
-                has_null = True
-            elif isinstance(value, str | int | bool) and not isinstance(value, float):
-                out.append(value)
-            else:
-                raise self.b.error(f"unsupported constant {value!r}", pointer)
-        expr = ir.LiteralOf(tuple(out))
-        return ir.Nullable(expr) if has_null and out else (ir.Prim("null") if has_null else expr)
-
-    def constraints(self, schema: dict[str, Any], pointer: str) -> ir.Constraints:
-        values: dict[str, Any] = {}
-        for key, attr in (
-            ("minimum", "minimum"),
-            ("maximum", "maximum"),
-            ("minLength", "min_length"),
-            ("minItems", "min_items"),
-            ("pattern", "pattern"),
-        ):
-            if key not in schema:
-                continue
-            value = schema[key]
-            ok = (
-                isinstance(value, str)
-                if key == "pattern"
-                else (isinstance(value, int | float) and not isinstance(value, bool))
-            )
-            if key == "pattern" and ok:
-                try:
-                    re.compile(value)
-                except re.error as exc:
-                    raise self.b.error(
-                        f"invalid pattern: {exc}", join_pointer(pointer, key)
-                    ) from None
-            if not ok:
-                raise self.b.error(
-                    f"{key} has an invalid value {value!r}", join_pointer(pointer, key)
+    if "$ref" in schema and "properties" not in schema:
+        name, _ = reg.ref_name(schema["$ref"], join_pointer(pointer, "$ref"))
+        return ir.Ref(reg.class_names[name])
+    allof = schema.get("allOf")
+    if (
+        isinstance(allof, list)
+        and len(allof) == 1
+        and isinstance(allof[0], dict)
+        and "$ref" in allof[0]
+        and "properties" not in schema
+    ):
+        name, _ = reg.ref_name(allof[0]["$ref"], join_pointer(pointer, "allOf", 0, "$ref"))
+        return ir.Ref(reg.class_names[name])
+    parts = idioms.union_members(schema)
+    if parts:
+        return nodes.inline_union(schema, pointer, context, parts)
+    has_const, value = idioms.const_of(schema)
+    if has_const:
+        return _literal(reg, [value], pointer)
+    if isinstance(schema.get("enum"), list):
+        return _literal(reg, schema["enum"], join_pointer(pointer, "enum"))
+    declared = schema.get("type")
+    if isinstance(declared, list):
+        return ir.UnionOf(
+            tuple(type_expr(reg, nodes, {**schema, "type": t}, pointer, context) for t in declared)
+        )
+    if declared == "array" or "items" in schema:
+        items = schema.get("items", True)
+        return ir.ListOf(
+            type_expr(reg, nodes, items, join_pointer(pointer, "items"), context + "Item"),
+            constraints(reg, schema, pointer),
+        )
+    if declared == "object" or "properties" in schema or "allOf" in schema:
+        extra = schema.get("additionalProperties")
+        if "properties" in schema or "allOf" in schema:
+            name = reg.inline_name(context, pointer)
+            if name not in reg.defs:
+                reg.claim(name, pointer)
+                reg.add(nodes.struct(name, schema, pointer))
+            return ir.Ref(name)
+        if isinstance(extra, dict):
+            return ir.MapOf(
+                type_expr(
+                    reg,
+                    nodes,
+                    extra,
+                    join_pointer(pointer, "additionalProperties"),
+                    context + "Value",
                 )
-            integral = key in limits.LENGTHS or (key in limits.BOUNDS and _integer(schema))
-            values[attr] = limits.whole(value) if integral and ok else value
-        return ir.Constraints(**values)
-
-    def check_keywords(self, schema: dict[str, Any], pointer: str) -> None:
-        for keyword in idioms.UNSUPPORTED_KEYWORDS:
-            if keyword in schema:
-                raise self.b.error(
-                    f"unsupported keyword {keyword!r}", join_pointer(pointer, keyword)
-                )
-        if all(isinstance(schema.get(k), list) for k in idioms.UNION_KEYWORDS):
-            # Only one union per node is read; the other would be silently ignored.
-            raise self.b.error(
-                "unsupported construct: both anyOf and oneOf on one schema "
-                "(a value matching one member of each union)",
-                pointer,
             )
+        return ir.MapOf(ir.Prim("any"))
+    kind = {
+        "string": "str",
+        "integer": "int",
+        "number": "float",
+        "boolean": "bool",
+        "null": "null",
+    }.get(declared if isinstance(declared, str) else "")
+    if kind is None:
+        if declared is None:
+            return ir.Prim("any")
+        raise reg.error(f"unsupported type {declared!r}", join_pointer(pointer, "type"))
+    fmt = schema.get("format")
+    enc = schema.get("contentEncoding")
+    return ir.Prim(
+        cast(ir.PrimKind, kind),
+        fmt if isinstance(fmt, str) else None,
+        constraints(reg, schema, pointer),
+        enc if isinstance(enc, str) else None,
+    )
+
+
+def _literal(reg: Registry, values: list[Any], pointer: str) -> ir.TypeExpr:
+    if not values:
+        raise reg.error("enum must not be empty", pointer)
+    out: list[str | int | bool] = []
+    has_null = False
+    for value in values:
+        if value is None:
+            has_null = True
+        elif isinstance(value, str | int | bool) and not isinstance(value, float):
+            out.append(value)
+        else:
+            raise reg.error(f"unsupported constant {value!r}", pointer)
+    expr = ir.LiteralOf(tuple(out))
+    return ir.Nullable(expr) if has_null and out else (ir.Prim("null") if has_null else expr)
+
+
+def constraints(reg: Registry, schema: dict[str, Any], pointer: str) -> ir.Constraints:
+    values: dict[str, Any] = {}
+    for key, attr in (
+        ("minimum", "minimum"),
+        ("maximum", "maximum"),
+        ("minLength", "min_length"),
+        ("minItems", "min_items"),
+        ("pattern", "pattern"),
+    ):
+        if key not in schema:
+            continue
+        value = schema[key]
+        ok = (
+            isinstance(value, str)
+            if key == "pattern"
+            else (isinstance(value, int | float) and not isinstance(value, bool))
+        )
+        if key == "pattern" and ok:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise reg.error(f"invalid pattern: {exc}", join_pointer(pointer, key)) from None
+        if not ok:
+            raise reg.error(f"{key} has an invalid value {value!r}", join_pointer(pointer, key))
+        integral = key in limits.LENGTHS or (key in limits.BOUNDS and _integer(schema))
+        values[attr] = limits.whole(value) if integral and ok else value
+    return ir.Constraints(**values)
+
+
+def check_keywords(reg: Registry, schema: dict[str, Any], pointer: str) -> None:
+    for keyword in idioms.UNSUPPORTED_KEYWORDS:
+        if keyword in schema:
+            raise reg.error(f"unsupported keyword {keyword!r}", join_pointer(pointer, keyword))
+    if all(isinstance(schema.get(k), list) for k in idioms.UNION_KEYWORDS):
+        # Only one union per node is read; the other would be silently ignored.
+        raise reg.error(
+            "unsupported construct: both anyOf and oneOf on one schema "
+            "(a value matching one member of each union)",
+            pointer,
+        )
 
 
 def _integer(schema: dict[str, Any]) -> bool:

@@ -22,6 +22,7 @@ class FieldView:
 class StructView:
     name: str
     doc: str
+    #: What goes between the class's parentheses: its bases and class keywords.
     options: str
     fields: tuple[FieldView, ...]
 
@@ -108,3 +109,29 @@ class View:
         texts += ["_rt.UnknownVariant typing.ClassVar" for _ in self.unknowns]
         texts += [f"typing.TypeAlias {a.static} {a.runtime or ''}" for a in self.aliases]
         return any(prefix in text for text in texts)
+
+
+@dataclass(frozen=True)
+class PackageView:
+    """The generated package's public names and imports, by module (see `naming.package_view`).
+
+    Tuples ending in ``_imports`` or ``_models`` and `models` are in import order; the
+    others are in ``__all__`` order."""
+
+    #: Names ``__init__`` re-exports from ``_runtime``.
+    runtime: tuple[str, ...]
+    #: Every model class, tables' classes and unknown members included.
+    models: tuple[str, ...]
+    #: ``codec.__all__``; what ``__init__`` imports from it; the models ``codec`` imports.
+    codec: tuple[str, ...]
+    codec_imports: tuple[str, ...]
+    codec_models: tuple[str, ...]
+    #: ``dispatch.__all__``, the same in import order, and the models ``dispatch`` imports.
+    dispatch: tuple[str, ...]
+    dispatch_imports: tuple[str, ...]
+    dispatch_models: tuple[str, ...]
+    #: ``state.__all__`` (empty without a reducer) and the models ``state`` imports.
+    state: tuple[str, ...]
+    state_models: tuple[str, ...]
+    #: The package's ``__all__``.
+    all: tuple[str, ...]

@@ -14,6 +14,7 @@ import pytest
 
 from acp_codegen import emit
 from acp_codegen.pipeline import Job, generate
+from acp_codegen.targets import TARGETS as REGISTRY
 from tests import corpus
 
 _CACHE: dict[tuple[object, ...], ModuleType] = {}
@@ -21,7 +22,7 @@ OWN_SCHEMA = Path(__file__).resolve().parent.parent / "schema" / "session_update
 
 GenerateFn = Callable[..., ModuleType]
 #: Every `--target` of the generator; the behaviour suites run once per target.
-TARGETS = ("msgspec", "pydantic")
+TARGETS = tuple(REGISTRY)
 
 
 def strict_decoder(pkg: ModuleType, tp: Any) -> Callable[[bytes], Any]:

@@ -91,8 +91,8 @@ BAD_CONFIGS = [
     (
         "unknown-key-no-hint",
         '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\nzzz = 1',
-        "unknown key 'zzz' (known: schema, out, package, target, formatter, line_length, roots, "
-        "all, overlays, builtin_overlay, closed, keep_unknown_fields)",
+        "unknown key 'zzz' (known: schema, out, package, target, formatter, templates, "
+        "line_length, roots, all, overlays, builtin_overlay, closed, keep_unknown_fields)",
     ),
     (
         "missing-out",

@@ -20,8 +20,8 @@ from click.testing import CliRunner
 from acp_codegen import build, load
 from acp_codegen.cli import main
 from acp_codegen.diff import METHODS, Change, compare, diff_paths
-from acp_codegen.diff_format import JSON_FORMAT
-from acp_codegen.diff_rules import RULES, mirror, rules_markdown, severity
+from acp_codegen.diff.format import JSON_FORMAT
+from acp_codegen.diff.rules import RULES, mirror, rules_markdown, severity
 from tests import corpus
 
 FIXTURES = Path(__file__).parent / "diff_fixtures"
@@ -248,3 +248,17 @@ def test_bad_input_is_one_line_and_exit_2(
 
 def test_readme_lists_the_rule_table() -> None:
     assert rules_markdown() in README.read_text(encoding="utf-8")
+
+
+def test_diff_overlay_annotates_both_revisions(tmp_path: Path) -> None:
+    """``diff --overlay`` applies the overlay to OLD and NEW; an overlay that does not fit
+    is refused in one line, as generate refuses it."""
+    corpus.require()
+    v2 = corpus.newest(corpus.NEWEST["v2-unstable"])
+    overlay = Path(__file__).resolve().parent.parent / "acp_codegen" / "overlays" / "v2.json"
+    same = CliRunner().invoke(main, ["diff", str(v2), str(v2), "--overlay", str(overlay)])
+    assert same.exit_code == 0, same.output
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"entries": [{"pointer": "/$defs/Nope", "add": {"x-acp-live": true}}]}')
+    refused = CliRunner().invoke(main, ["diff", str(v2), str(v2), "--overlay", str(bad)])
+    assert refused.exit_code == 2 and len(refused.output.strip().splitlines()) == 1

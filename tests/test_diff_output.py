@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from acp_codegen import diff_format
 from acp_codegen.cli import main
 from acp_codegen.diff import Change, Report, Selection, diff_paths
-from acp_codegen.diff_rules import SEVERITIES
+from acp_codegen.diff import format as diff_format
+from acp_codegen.diff.rules import SEVERITIES
 
 FIXTURES = Path(__file__).parent / "diff_fixtures"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "old.json").is_file())

@@ -28,8 +28,8 @@ import pytest
 from click.testing import CliRunner
 
 from acp_codegen.cli import main
-from acp_codegen.limits import MAX_MODEL_CHAIN
 from acp_codegen.load import MAX_SCHEMA_BYTES
+from acp_codegen.targets import TARGETS as REGISTRY
 from tests.hostile_cases import (
     CHAIN,
     INJECTION,
@@ -48,7 +48,8 @@ from tests.hostile_cases import (
 )
 
 #: Every row runs on both targets.
-TARGETS = ("msgspec", "pydantic")
+TARGETS = tuple(REGISTRY)
+PYDANTIC_CHAIN = REGISTRY["pydantic"].max_model_chain
 
 Content = bytes | Callable[[Path], None]
 
@@ -233,7 +234,7 @@ ISSUE14_REFUSED = [
     Refused(
         "ref-chain-of-200-definitions",
         _json(ref_chain_document()),
-        f"more than {MAX_MODEL_CHAIN['pydantic']} levels deep from here, which the pydantic",
+        f"more than {PYDANTIC_CHAIN} levels deep from here, which the pydantic",
         targets=("pydantic",),
     ),
     Refused(
@@ -494,7 +495,7 @@ def _generated() -> list[Generated]:
     elsewhere = Generated("property-name-msgspec-cannot-rename", quoted, _quoted_property)
     # msgspec builds a chain of any length; pydantic recurses per level (a REFUSED row).
     chain = Generated("ref-chain-of-200-definitions", ref_chain_document(), long_ref_chain(CHAIN))
-    limit = MAX_MODEL_CHAIN["pydantic"] - 1
+    limit = PYDANTIC_CHAIN - 1
     at_limit = Generated(
         f"ref-chain-of-{limit}-definitions", ref_chain_document(limit), long_ref_chain(limit)
     )
@@ -791,3 +792,34 @@ def test_schema_text_reaches_the_terminal_without_control_characters(
     assert b"Traceback" not in result.stderr
     if "--json" in args or "json" in args:
         json.loads(result.stdout)  # still valid JSON after the escaping
+
+
+#: Refusals that do not depend on the target: every command must make them.
+#: Not among them: a chain of definitions deeper than a target's library can recurse
+#: (`Target.max_model_chain`), the one refusal that is the target's by design.
+SHARED_REFUSALS = [
+    c
+    for c in REFUSED
+    if set(c.targets) == set(TARGETS)
+    and isinstance(c.content, bytes)
+    and not c.message.startswith("definitions name one another")
+]
+
+
+@pytest.mark.parametrize("command", ["inspect", "diff"])
+@pytest.mark.parametrize("case", SHARED_REFUSALS, ids=[c.id for c in SHARED_REFUSALS])
+def test_every_command_refuses_what_generate_refuses(
+    case: Refused, command: str, tmp_path: Path
+) -> None:
+    """One validation point (`accept`): inspect and diff refuse a schema exactly when, and
+    with the message with which, generate refuses it."""
+    schema = tmp_path / "schema.json"
+    assert isinstance(case.content, bytes)
+    schema.write_bytes(case.content)
+    args = [command, str(schema), "--all"] if command == "inspect" else [
+        command, str(schema), str(schema), "--all"
+    ]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, (case.id, result.output)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and case.message in lines[0], lines

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from acp_codegen.cli import main
 from tests import corpus
-from tests.userproject import SCHEMA
+from tests.userproject import REPO, SCHEMA
 
 
 def inspect_json(schema: Path, *args: str) -> dict[str, Any]:
@@ -121,13 +121,30 @@ def test_closed_unions_in_a_published_schema() -> None:
     corpus.require()
     v1 = corpus.newest(corpus.NEWEST["v1"])
     raw = json.loads(v1.read_text(encoding="utf-8"))
-    summary = inspect_json(v1, "--all")
+    summary = inspect_json(v1, "--all", "--no-builtin-overlay", "--closed")
     closed = {u["name"] for u in summary["unions"] if not u["open"]}
     assert "SessionUpdate" in closed
+    # Without --closed, inspect shows the unions open, as generate makes them.
+    opened = inspect_json(v1, "--all", "--no-builtin-overlay")
+    assert not {u["name"] for u in opened["unions"] if not u["open"]}
     one_of = raw["$defs"]["SessionUpdate"]["oneOf"]
     [union] = [u for u in summary["unions"] if u["name"] == "SessionUpdate"]
     assert len(union["variants"]) == len(one_of)
     assert summary["patch_fields"] == summary["entities"] == []
+    # By default inspect annotates the schema exactly as generate does: the built-in
+    # v1 overlay, and what it says about entities shows.
+    annotated = inspect_json(v1, "--all")
+    assert {e["kind"] for e in annotated["entities"]} >= {"agent_message", "tool_call"}
+
+
+def test_overlay_flag(tmp_path: Path) -> None:
+    """``inspect --overlay`` reads the same annotations generate would apply."""
+    corpus.require()
+    v2 = corpus.newest(corpus.NEWEST["v2-unstable"])
+    overlay = REPO / "acp_codegen" / "overlays" / "v2.json"
+    given = inspect_json(v2, "--overlay", str(overlay))
+    assert given["entities"] == inspect_json(v2)["entities"] != []
+    assert inspect_json(v2, "--no-builtin-overlay")["entities"] == []
 
 
 def test_bad_input_is_one_line(tmp_path: Path) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from acp_codegen import naming
@@ -131,3 +133,76 @@ def test_sort_keys_follow_ruff_order() -> None:
         "METHODS", "UNSET", "Bar", "Foo2", "Foo10", "decode", "dispatch"]
     assert sorted(["AuthMethodAgent", "AuthenticateRequest"], key=naming.import_key) == [
         "AuthenticateRequest", "AuthMethodAgent"]
+
+
+def test_templates_take_public_names_from_the_package_view() -> None:
+    """Imports of the package's own modules and every ``__all__`` come from `package_view`:
+    a template line that imports or exports must not spell a name itself."""
+    import re
+
+    root = Path(__file__).resolve().parent.parent / "templates"
+    own = re.compile(r"^from \.(_runtime|models|codec|dispatch|state) import (?!\(|\{\{)")
+    checked = 0
+    for template in sorted(root.rglob("*.j2")):
+        for number, line in enumerate(template.read_text(encoding="utf-8").splitlines(), 1):
+            where = f"{template.relative_to(root)}:{number}"
+            assert not own.match(line), f"{where} imports a name it spells itself: {line}"
+            if line.startswith("__all__"):
+                checked += 1
+                assert "{{" in line or line.rstrip().endswith("["), where
+    assert checked >= 3
+
+
+def test_no_generated_name_can_shadow_a_module_the_package_imports() -> None:
+    """Every module a target's generated code imports is reserved, so a property named
+    after it (``annotated_types``) becomes ``annotated_types_`` instead of hiding it."""
+    import re
+
+    from acp_codegen.targets import TARGETS
+
+    root = Path(__file__).resolve().parent.parent / "templates"
+    imported = set()
+    for template in root.rglob("*.j2"):
+        imported |= set(re.findall(r"^import (\w+)$", template.read_text(), re.MULTILINE))
+    for target in TARGETS.values():
+        imported |= set(target.modules)
+    assert imported >= {"enum", "typing", "msgspec", "pydantic", "annotated_types"}
+    assert imported <= naming.GENERATED_MODULES, imported - naming.GENERATED_MODULES
+    assert naming.attribute("annotated_types") == "annotated_types_"
+
+
+SHADOWING = {
+    "$defs": {
+        "N": {
+            "type": "object",
+            "x-method": "session/update",
+            "x-side": "client",
+            "properties": {
+                "annotated_types": {"type": "string"},
+                "pydantic": {"type": "string"},
+                "x": {"type": "integer", "minimum": 0},
+                "update": {"$ref": "#/$defs/U"},
+            },
+            "required": ["update"],
+        },
+        "U": {
+            "anyOf": [
+                {"type": "object", "properties": {"kind": {"const": "a"}}, "required": ["kind"]}
+            ]
+        },
+    }
+}
+
+
+def test_property_named_like_an_imported_module(make_package, target, tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    schema = tmp_path_factory.mktemp("shadow") / "s.json"
+    schema.write_text(json.dumps(SHADOWING), encoding="utf-8")
+    pkg = make_package(schema, "shadowing_modules", target=target)
+    ok = b'{"annotated_types": "s", "pydantic": "p", "x": 3, "update": {"kind": "a"}}'
+    value = pkg.decode(ok, pkg.N)
+    assert (value.annotated_types_, value.pydantic_, value.x) == ("s", "p", 3)
+    assert json.loads(pkg.encode(value)) == json.loads(ok)
+    with pytest.raises(pkg.DecodeError):
+        pkg.decode(ok.replace(b'"x": 3', b'"x": -3'), pkg.N)

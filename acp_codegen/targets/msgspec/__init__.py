@@ -1,0 +1,22 @@
+"""The default target: msgspec structs, decoded natively with a slow path for the rest."""
+
+from __future__ import annotations
+
+from ...target import Target
+from .lower import lower
+
+TARGET = Target(
+    "msgspec",
+    lower,
+    modules=("msgspec",),
+    runtime_extras=(
+        "EXTRAS_SEEN",
+        "RawEnvelope",
+        "dec_hook",
+        "enc_hook",
+        "encode_value",
+        "error_at",
+        "parse_json",
+        "shape_union",
+    ),
+)

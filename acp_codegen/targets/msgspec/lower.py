@@ -1,0 +1,167 @@
+"""The msgspec target's lowering: the spellings `lowering.Lowering` leaves open.
+
+Types are written twice where Python's static and runtime views must differ:
+mypy sees an open union with its ``Unknown*`` class, while msgspec sees the
+native union of known variants plus a descriptor that the runtime's slow path
+reads. msgspec allows one member per JSON kind in a native union (`kind`,
+`native_union`); any other union becomes a runtime ``_rt.shape_union``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ... import ir
+from ...errors import SchemaError
+from ...ir import INT_FORMAT_BITS
+from ...limits import int_bounds
+from ...lowering import BASE_TYPES, Lowering
+from ...views import AliasView, FieldView, StructView, View
+
+#: Characters msgspec refuses in a renamed field's wire name.
+_UNRENAMABLE = re.compile(r'[\\"\x00-\x1f]')
+
+
+class MsgspecLowering(Lowering):
+    unset = "msgspec.UNSET"
+
+    def library_imports(self) -> tuple[str, ...]:
+        return ("msgspec",)
+
+    def number(self, args: dict[str, object]) -> str:
+        """A JSON number: an int or a finite float, so integers re-encode as integers."""
+        if not args:
+            return "_rt.Number"
+        bound = 1.7976931348623157e308
+        floats = {"ge": -bound, "le": bound} | {k: float(v) for k, v in args.items()}  # type: ignore[arg-type]
+        float_meta = ", ".join(f"{k}={v!r}" for k, v in sorted(floats.items()))
+        float_branch = f"typing.Annotated[float, msgspec.Meta({float_meta})]"
+        ints = int_bounds(args.get("ge"), args.get("le"))  # type: ignore[arg-type]
+        if ints is None:
+            return float_branch
+        named = zip(("ge", "le"), ints, strict=True)
+        int_meta = ", ".join(f"{k}={v!r}" for k, v in named if v is not None)
+        int_branch = f"typing.Annotated[int, msgspec.Meta({int_meta})]" if int_meta else "int"
+        return f"{int_branch} | {float_branch}"
+
+    def prim(self, prim: ir.Prim) -> str:
+        base = BASE_TYPES[prim.kind]
+        args: dict[str, object] = {}
+        c = prim.constraints
+        if prim.kind == "int" and prim.format in INT_FORMAT_BITS:
+            unsigned, bits = INT_FORMAT_BITS[prim.format]
+            args["ge"] = 0 if unsigned else -(2 ** (bits - 1))
+            args["le"] = 2**bits - 1 if unsigned else 2 ** (bits - 1) - 1
+        numeric = prim.kind in ("int", "float")  # JSON Schema bounds only numbers
+        if c.minimum is not None and numeric:
+            args["ge"] = max(c.minimum, args.get("ge", c.minimum))  # type: ignore[call-overload]
+        if c.maximum is not None and numeric:
+            args["le"] = min(c.maximum, args.get("le", c.maximum))  # type: ignore[call-overload]
+        if c.min_length is not None and prim.kind == "str":
+            args["min_length"] = c.min_length
+        if c.pattern is not None and prim.kind == "str":
+            args["pattern"] = c.pattern
+        if args.get("le", 0) > 2**63 - 1:  # type: ignore[operator]
+            del args["le"]  # msgspec bounds must fit int64; uint64 keeps only ge=0
+        if prim.kind == "float":
+            return self.number(args)
+        if not args or prim.kind not in ("str", "int", "float"):
+            return base
+        meta = ", ".join(f"{k}={v!r}" for k, v in sorted(args.items()))
+        return f"typing.Annotated[{base}, msgspec.Meta({meta})]"
+
+    def list_of(self, expr: ir.ListOf, skip_invalid: bool) -> str:
+        text = f"list[{self.expr(expr.item)}]"
+        metas = []
+        if expr.constraints.min_items is not None:
+            metas.append(f"msgspec.Meta(min_length={expr.constraints.min_items!r})")
+        if skip_invalid:
+            metas.append("_rt.skip_invalid")
+        return f"typing.Annotated[{text}, {', '.join(metas)}]" if metas else text
+
+    def union_of(self, expr: ir.UnionOf, skip_invalid: bool) -> str:
+        if self.native_union(expr.members):
+            return " | ".join(self.expr(m, skip_invalid) for m in expr.members)
+        return "typing.Any"
+
+    # -- msgspec union rules ------------------------------------------------------------------
+    def kind(self, expr: ir.TypeExpr) -> str:
+        """The msgspec union slot a type occupies."""
+        if isinstance(expr, ir.Prim):
+            return {"float": "float", "any": "any"}.get(expr.kind, expr.kind)
+        if isinstance(expr, ir.ListOf):
+            return "array"
+        if isinstance(expr, ir.MapOf):
+            return "object"
+        if isinstance(expr, ir.LiteralOf):
+            return "int" if all(isinstance(v, int) for v in expr.values) else "str"
+        if isinstance(expr, ir.Nullable):
+            return self.kind(expr.inner)
+        if isinstance(expr, ir.UnionOf):
+            return "custom"
+        node = self.module.get(expr.name)
+        if isinstance(node, ir.Struct):
+            return "tagged" if node.tag else "object"
+        if isinstance(node, ir.Enum):
+            return node.base if not node.open else "custom"
+        if isinstance(node, ir.Alias):
+            return self.kind(node.target)
+        if isinstance(node, ir.TaggedUnion):
+            # The runtime makes a union of fewer than two struct variants a custom type.
+            return "tagged" if sum(not v.nested for v in node.variants) > 1 else "custom"
+        return "object" if self.native_union(node.members) else "custom"
+
+    def native_union(self, members: tuple[ir.TypeExpr, ...]) -> bool:
+        kinds = [self.kind(m) for m in members if m != ir.Prim("null")]
+        if "any" in kinds or "custom" in kinds and len(kinds) > 1:
+            return False
+        if "tagged" in kinds and "object" in kinds:
+            return False
+        singles = [k for k in kinds if k != "tagged"]
+        return len(singles) == len(set(singles))
+
+    def shape_alias(self, node: ir.ShapeUnion) -> AliasView:
+        static = " | ".join(self.expr(m) for m in node.members)
+        if self.native_union(node.members):
+            return AliasView(node.name, node.doc, static, None)
+        members = ", ".join(self.expr(m) for m in node.members)
+        return AliasView(node.name, node.doc, static, f"_rt.shape_union({node.name!r}, {members})")
+
+    # -- structs ------------------------------------------------------------------------------
+    def struct(self, node: ir.Struct) -> StructView:
+        # gc=False: decoded JSON cannot form reference cycles, and untracked structs
+        # decode faster. Keeping undeclared properties: strict decoding refuses them,
+        # so the slow path runs and keeps them (in a subclass with an instance dict).
+        options = ["msgspec.Struct", "kw_only=True", "gc=False"]
+        if self.keep_unknown_fields:
+            options.append("forbid_unknown_fields=True")
+        if node.tag:
+            options += [f"tag_field={node.tag.field!r}", f"tag={node.tag.value!r}"]
+        return StructView(
+            node.name, node.doc, ", ".join(options), tuple(self.field(f) for f in node.fields)
+        )
+
+    def field(self, field: ir.Field) -> FieldView:
+        annotation = self.expr(field.type, field.skip_invalid_items)
+        if field.default_on_error:
+            annotation = f"typing.Annotated[{annotation}, _rt.lenient({self.on_error(field)})]"
+        name_arg = f", name={field.wire!r}" if field.attr != field.wire else ""
+        if name_arg and _UNRENAMABLE.search(field.wire):
+            raise SchemaError(
+                f"property name {field.wire!r} holds a quote, backslash or control character, "
+                "which msgspec does not allow as a field's wire name",
+                field.pointer,
+                self.module.source,
+            )
+        if field.required:
+            default = f"msgspec.field(name={field.wire!r})" if name_arg else None
+        else:
+            annotation += " | msgspec.UnsetType"
+            default = (
+                f"msgspec.field(default=msgspec.UNSET{name_arg})" if name_arg else "msgspec.UNSET"
+            )
+        return FieldView(field.attr, annotation, default, self.field_doc(field))
+
+
+def lower(module: ir.Module, keep_unknown_fields: bool = True) -> View:
+    return MsgspecLowering(module, keep_unknown_fields).view()

@@ -1,0 +1,168 @@
+"""Render preparation for the pydantic v2 target: IR -> template view.
+
+Fills the `lowering.Lowering` hooks with pydantic spellings: models derive from
+the runtime's strict `Model`, optional fields default to `UNSET` (pydantic's
+``MISSING``), a field whose wire name differs from its attribute carries a
+``pydantic.Field(alias=...)``, and a tagged variant carries its tag as a
+``Literal`` field written first. Untagged unions are plain ``A | B``: pydantic's
+smart mode tells members apart by shape, so no runtime helper is needed.
+Enums, tagged unions, tables, handlers and the method table come from the
+shared lowering; the runtime supplies ``_rt.tagged_union`` for them.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from ... import ir, naming
+from ...errors import SchemaError
+from ...ir import INT_FORMAT_BITS
+from ...limits import int_bounds
+from ...lowering import BASE_TYPES, Lowering
+from ...views import AliasView, FieldView, StructView, View
+
+
+@cache
+def model_reserved_names() -> frozenset[str]:
+    """Attribute names a model field must not take: everything `pydantic.BaseModel` defines.
+
+    Read from pydantic itself, so the list follows the installed version.
+    """
+    import pydantic
+
+    return frozenset(name for name in dir(pydantic.BaseModel) if not name.startswith("__"))
+
+
+class PydanticLowering(Lowering):
+    """Pydantic field, constraint and model spellings."""
+
+    #: Open enums are runtime classes whose constants are typed as ``ClassVar``s.
+    enum_class_vars = True
+
+    def __init__(self, module: ir.Module, keep_unknown_fields: bool = True) -> None:
+        super().__init__(module, keep_unknown_fields)
+        self.libraries: set[str] = set()
+
+    def library_imports(self) -> tuple[str, ...]:
+        return tuple(sorted(self.libraries))
+
+    def use(self, library: str, text: str) -> str:
+        """Note that `text` needs `library` imported, and return it."""
+        self.libraries.add(library)
+        return text
+
+    def list_of(self, expr: ir.ListOf, skip_invalid: bool) -> str:
+        # Skipping invalid items is the field's `_rt.skip_invalid` marker, not the list's.
+        text = f"list[{self.expr(expr.item)}]"
+        if expr.constraints.min_items is not None:
+            size = self.use(
+                "annotated_types", f"annotated_types.MinLen({expr.constraints.min_items!r})"
+            )
+            text = f"typing.Annotated[{text}, {size}]"
+        return text
+
+    def union_of(self, expr: ir.UnionOf, skip_invalid: bool) -> str:
+        return " | ".join(self.expr(m) for m in expr.members)
+
+    def shape_alias(self, node: ir.ShapeUnion) -> AliasView:
+        return AliasView(node.name, node.doc, " | ".join(self.expr(m) for m in node.members), None)
+
+    def prim(self, prim: ir.Prim) -> str:
+        # A JSON number is an int or a float, so integers re-encode as integers.
+        base = "_rt.Number" if prim.kind == "float" else BASE_TYPES[prim.kind]
+        if prim.kind not in ("str", "int", "float"):
+            return base
+        c = prim.constraints
+        # JSON Schema bounds only numbers: a minimum on a string says nothing.
+        low, high = (c.minimum, c.maximum) if prim.kind != "str" else (None, None)
+        if prim.kind == "int" and prim.format in INT_FORMAT_BITS:
+            unsigned, bits = INT_FORMAT_BITS[prim.format]
+            fmt_low = 0 if unsigned else -(2 ** (bits - 1))
+            fmt_high = 2**bits - 1 if unsigned else 2 ** (bits - 1) - 1
+            low = fmt_low if low is None else max(low, fmt_low)
+            high = fmt_high if high is None else min(high, fmt_high)
+        cast = float if prim.kind == "float" else (lambda v: v)
+        metas = []
+        if low is not None:
+            metas.append(self.use("annotated_types", f"annotated_types.Ge({cast(low)!r})"))
+        if high is not None:
+            metas.append(self.use("annotated_types", f"annotated_types.Le({cast(high)!r})"))
+        if prim.kind == "str" and c.min_length is not None:
+            metas.append(self.use("annotated_types", f"annotated_types.MinLen({c.min_length!r})"))
+        if prim.kind == "str" and c.pattern is not None:
+            metas.append(self.use("pydantic", f"pydantic.StringConstraints(pattern={c.pattern!r})"))
+        if not metas:
+            return base
+        if prim.kind == "float":  # a JSON number: an int or a float, each bounded
+            return self.bounded_number(low, high, f"typing.Annotated[float, {', '.join(metas)}]")
+        return f"typing.Annotated[{base}, {', '.join(metas)}]"
+
+    def bounded_number(self, low: float | None, high: float | None, float_branch: str) -> str:
+        """The int branch (bounds inside int64, or none at all) in front of `float_branch`."""
+        ints = int_bounds(low, high)
+        if ints is None:
+            return float_branch
+        metas = [
+            self.use("annotated_types", f"annotated_types.{name}({value!r})")
+            for name, value in zip(("Ge", "Le"), ints, strict=True)
+            if value is not None
+        ]
+        int_branch = f"typing.Annotated[int, {', '.join(metas)}]" if metas else "int"
+        return f"{int_branch} | {float_branch}"
+
+    def struct(self, node: ir.Struct) -> StructView:
+        fields = [self.field(f) for f in node.fields]
+        pointers = [f.pointer for f in node.fields]
+        if node.tag:
+            value = repr(node.tag.value)
+            tag = FieldView(
+                self.attribute(naming.attribute(node.tag.field)),
+                f"typing.Literal[{value}]",
+                self.use("pydantic", f"pydantic.Field({value}, alias={node.tag.field!r})"),
+                "",
+            )
+            fields.insert(0, tag)
+            pointers.insert(0, node.pointer)
+        seen: dict[str, str] = {}
+        for view, pointer in zip(fields, pointers, strict=True):
+            if view.attr in seen:
+                raise SchemaError(
+                    f"{seen[view.attr]} and {pointer} both map to attribute {view.attr!r} "
+                    "of a pydantic model",
+                    pointer,
+                    self.module.source,
+                )
+            seen[view.attr] = pointer
+        base = "_rt.OpenModel" if self.keep_unknown_fields else "_rt.Model"
+        return StructView(node.name, node.doc, base, tuple(fields))
+
+    def attribute(self, attr: str) -> str:
+        """`attr`, moved off a name `pydantic.BaseModel` defines by a trailing underscore."""
+        return attr + "_" if attr in model_reserved_names() else attr
+
+    def field(self, field: ir.Field) -> FieldView:
+        attr = self.attribute(field.attr)
+        annotation = self.expr(field.type)
+        metas = []
+        if field.default_on_error:
+            metas.append(f"_rt.lenient({self.on_error(field)})")
+        if field.skip_invalid_items:
+            metas.append("_rt.skip_invalid")
+        if not field.required:
+            annotation += " | _rt.UNSET"
+        if metas:
+            annotation = f"typing.Annotated[{annotation}, {', '.join(metas)}]"
+        alias = f"alias={field.wire!r}" if attr != field.wire else ""
+        if field.required:
+            default = self.use("pydantic", f"pydantic.Field({alias})") if alias else None
+        else:
+            default = (
+                self.use("pydantic", f"pydantic.Field(_rt.UNSET, {alias})")
+                if alias
+                else "_rt.UNSET"
+            )
+        return FieldView(attr, annotation, default, self.field_doc(field))
+
+
+def lower(module: ir.Module, keep_unknown_fields: bool = True) -> View:
+    return PydanticLowering(module, keep_unknown_fields).view()
