@@ -65,12 +65,6 @@ class UnsetType:
     """The type of `UNSET`, the value of an omitted optional field (left out when encoding)."""
 
     __slots__ = ()
-    _instance: ClassVar[UnsetType | None] = None
-
-    def __new__(cls) -> UnsetType:
-        if cls._instance is None:
-            cls._instance = object.__new__(cls)
-        return cls._instance
 
     def __repr__(self) -> str:
         return "UNSET"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import enum
 import typing
 
-
 from . import _runtime as _rt
 
 __all__ = [

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import typing
 
-
 from . import _runtime as _rt
 
 __all__ = [
