@@ -23,14 +23,23 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
-import math
 import re
 import types
 import typing
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from ._base import DecodeError, Method, TaggedUnion, UnknownVariant, json_type
+from ._base import (
+    DecodeError,
+    Method,
+    NativeOpenIntEnum,
+    NativeOpenStrEnum,
+    TaggedUnion,
+    UnknownVariant,
+    finite_float,
+    json_type,
+    no_constant,
+)
 from ._walk import MISS, Field, Leaves, Repair, Walker
 
 __all__ = [
@@ -147,69 +156,8 @@ def extra_fields(obj: object) -> dict[str, Any]:
 # -- open enums ---------------------------------------------------------------------------
 
 
-class OpenStrEnum(enum.StrEnum):
-    """A string enum that keeps values it does not know.
-
-    Known values are members; another string becomes an uncached instance of the same
-    class (see `_missing_`). Instances compare and hash as the plain string. Values
-    starting with ``_`` are extensions, other unknown ones are reserved for the future.
-    """
-
-    __hash__ = str.__hash__
-
-    @classmethod
-    def _missing_(cls, value: object) -> Any:
-        if type(value) is not str:
-            return None
-        return _stray(str.__new__(cls, value), value)
-
-    @property
-    def is_known(self) -> bool:
-        return self._name_ is not None
-
-    @property
-    def is_extension(self) -> bool:
-        return self._name_ is None and self.startswith("_")
-
-    @property
-    def is_future(self) -> bool:
-        return self._name_ is None and not self.startswith("_")
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({str.__str__(self)!r})"
-
-
-class OpenIntEnum(enum.IntEnum):
-    """An integer enum that keeps values it does not know; unknown values are all future."""
-
-    __hash__ = int.__hash__
-
-    @classmethod
-    def _missing_(cls, value: object) -> Any:
-        if type(value) is not int:
-            return None
-        return _stray(int.__new__(cls, value), value)
-
-    @property
-    def is_known(self) -> bool:
-        return self._name_ is not None
-
-    @property
-    def is_extension(self) -> bool:
-        return False
-
-    @property
-    def is_future(self) -> bool:
-        return self._name_ is None
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({int.__repr__(self)})"
-
-
-def _stray(member: Any, value: Any) -> Any:
-    member._value_ = value
-    member._name_ = None
-    return member
+OpenStrEnum = NativeOpenStrEnum
+OpenIntEnum = NativeOpenIntEnum
 
 
 # -- unions and field markers ---------------------------------------------------------------
@@ -263,7 +211,7 @@ def load_json(data: bytes | str) -> Any:
     else:
         escaped = _SURROGATE_ESCAPE_B.search(data) is not None
     try:
-        value = json.loads(data, parse_constant=_no_constant, parse_float=_finite)
+        value = json.loads(data, parse_constant=no_constant, parse_float=finite_float)
     except (ValueError, RecursionError) as exc:
         raise DecodeError(f"invalid JSON: {exc}", "") from None
     if escaped and not _valid_text(value):
@@ -292,17 +240,6 @@ def _valid_text(value: Any) -> bool:
             except UnicodeEncodeError:
                 return False
     return True
-
-
-def _no_constant(token: str) -> Any:
-    raise ValueError(f"{token} is not valid JSON")
-
-
-def _finite(token: str) -> float:
-    value = float(token)
-    if value in (math.inf, -math.inf):
-        raise ValueError(f"number {token} is out of range")
-    return value
 
 
 def is_request(message: Any) -> None:
