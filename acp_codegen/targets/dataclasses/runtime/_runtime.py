@@ -480,21 +480,6 @@ class DataclassLeaves(Leaves):
                     return meta
         return None
 
-    def members(self, tp: Any) -> tuple[Any, ...] | None:
-        if typing.get_origin(tp) in (typing.Union, types.UnionType):
-            return typing.get_args(tp)
-        return None
-
-    def container(self, tp: Any) -> tuple[str, Any] | None:
-        origin = typing.get_origin(tp)
-        if origin is list:
-            args = typing.get_args(tp)
-            return ("list", args[0] if args else Any)
-        if origin is dict:
-            args = typing.get_args(tp)
-            return ("map", args[1] if args else Any)
-        return None
-
     def checked(self, tp: Any) -> tuple[Any, Any] | None:
         if typing.get_origin(tp) is not typing.Annotated:
             return None
