@@ -19,7 +19,13 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ._base import DecodeError, Method, NativeOpenIntEnum, NativeOpenStrEnum, UnknownVariant
+from ._base import (
+    DecodeError,
+    Method,
+    NativeOpenIntEnum,
+    NativeOpenStrEnum,
+    UnknownVariant,
+)
 from ._convert import (
     EXTRAS_SEEN,
     convert,
