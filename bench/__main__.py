@@ -15,10 +15,20 @@ from pathlib import Path
 
 from tests import corpus
 
-from . import codec, cold, forward, pydantic_target, reducer, report, scaling, timing
+from . import (
+    codec,
+    cold,
+    dataclasses_target,
+    forward,
+    pydantic_target,
+    reducer,
+    report,
+    scaling,
+    timing,
+)
 from .packages import DMC_FORMATTERS, read_lines, workspace
 
-SECTIONS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10")
+SECTIONS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11")
 MIN_ROUNDS = 15
 
 
@@ -47,7 +57,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args.only = {s.strip() for s in args.only.split(",") if s.strip()}
     unknown = args.only - set(SECTIONS)
     if unknown:
-        parser.error(f"--only: no figure {', '.join(sorted(unknown))} (figures: 1-10)")
+        parser.error(f"--only: no figure {', '.join(sorted(unknown))} (figures: 1-11)")
     if not args.smoke and args.rounds < MIN_ROUNDS:
         parser.error(f"--rounds must be at least {MIN_ROUNDS} (use --smoke for a quick check)")
     return args
@@ -78,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
             ("8", lambda: list(pydantic_target.figure(ws, lines, rounds))),
             ("9", lambda: [scaling.scaling(ws, rounds, args.smoke)]),
             ("10", lambda: [forward.figure(ws, lines, rounds, repeat)]),
+            ("11", lambda: dataclasses_target.figure(ws, lines, rounds)),
         ]
         for key, run in steps:
             if key in args.only or (key == "2" and "3" in args.only):

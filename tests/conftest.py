@@ -28,12 +28,16 @@ TARGETS = tuple(REGISTRY)
 def strict_decoder(pkg: ModuleType, tp: Any) -> Callable[[bytes], Any]:
     """`pkg`'s strict fast path for `tp` alone, without the slow path.
 
-    It raises a `ValueError` (msgspec's or pydantic's ``ValidationError``) wherever the
-    slow path would have to step in: leniency, unknown union members needing repair.
+    It raises a `ValueError` (msgspec's or pydantic's ``ValidationError``, the dataclasses
+    target's ``DecodeError``) wherever the slow path would have to step in: leniency,
+    unknown union members needing repair.
     """
     runtime = pkg._runtime
     if hasattr(runtime, "wire_validator"):  # pydantic target
         return runtime.wire_validator(tp)  # type: ignore[no-any-return]
+    if hasattr(runtime, "notification_params"):  # dataclasses target: the walker is the
+        # decoder; in strict mode a repair is an error (a `DecodeError`, a ValueError)
+        return lambda data: runtime.convert(runtime.load_json(data), tp, strict=True)
     return msgspec.json.Decoder(tp, dec_hook=runtime.dec_hook).decode
 
 

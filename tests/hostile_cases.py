@@ -219,11 +219,12 @@ def _single_variant_default(m: ModuleType) -> None:
 
 def _variant_named_like_def(m: ModuleType) -> None:
     config = getattr(m.ToolCallUpdate, "__struct_config__", None)  # msgspec
-    assert (
-        config.tag_field is None
-        if config
-        else "session_update" not in m.ToolCallUpdate.model_fields
-    )
+    if config:
+        assert config.tag_field is None
+    elif hasattr(m.ToolCallUpdate, "model_fields"):  # pydantic
+        assert "session_update" not in m.ToolCallUpdate.model_fields
+    else:  # dataclasses: the tag is a class keyword, not a field
+        assert m.ToolCallUpdate.__acp_tag__ is None
     value = decode_round_trip(m, m.Permission, {"toolCall": {"toolCallId": "t"}})
     assert type(value.tool_call) is m.ToolCallUpdate
     update = {"sessionUpdate": "tool_call_update", "toolCallId": "t"}

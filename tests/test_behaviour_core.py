@@ -6,6 +6,7 @@ published v1 and v2 revisions in $ACP_SHARED/acp-schemas.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from types import ModuleType
@@ -259,6 +260,9 @@ def _instance(pkg: ModuleType, cls: type, tag: str) -> Any:
     if hasattr(cls, "model_construct"):  # pydantic target: build without validating
         return cls.model_construct(**{n: None for n, f in cls.model_fields.items()
                                       if f.is_required()})
+    if dataclasses.is_dataclass(cls):  # dataclasses target
+        return cls(**{f.name: None for f in dataclasses.fields(cls)
+                      if f.default is dataclasses.MISSING})
     required = {f.name: None for f in msgspec.structs.fields(cls) if f.required}
     return cls(**required)
 

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from acp_codegen.cli import main
+from acp_codegen.targets import TARGETS
 from tests.userproject import REPO, codegen_env
 
 SCHEMA = REPO / "schema" / "session_update.schema.json"
@@ -67,7 +68,7 @@ def test_check_help_says_out_is_compared_not_written() -> None:
 @pytest.mark.parametrize("name", ["generate", "check"])
 def test_help_lists_choices_and_defaults(name: str) -> None:
     text = " ".join(run(name, "--help").stdout.split())
-    assert "--target [msgspec|pydantic]" in text and "[default: msgspec]" in text
+    assert f"--target [{'|'.join(TARGETS)}]" in text and "[default: msgspec]" in text
     assert "--formatter [ruff|black|none]" in text and "[default: ruff]" in text
     assert "--line-length INTEGER RANGE" in text and "[default: 100]" in text
     assert "[default: the job's out key, else generated/<last part of --package>]" in text

@@ -73,12 +73,16 @@ class Target(NamedTuple):
         return f"Target({self.key!r})"
 
 
-@pytest.fixture(scope="module", params=sorted(corpus.NEWEST))
+#: msgspec (the default) and the stdlib target, whose whole decoder is the shared walker.
+FUZZED = [(key, t) for key in sorted(corpus.NEWEST) for t in ("msgspec", "dataclasses")]
+
+
+@pytest.fixture(scope="module", params=FUZZED, ids=lambda p: f"{p[0]}-{p[1]}")
 def target(request: pytest.FixtureRequest, make_package: Any) -> Target:
     corpus.require()
-    key = request.param
+    key, lib = request.param
     path = corpus.newest(corpus.NEWEST[key])
-    pkg = make_package(path, "pub_" + key.replace("-", "_"), take_all=True)
+    pkg = make_package(path, "pub_" + key.replace("-", "_"), take_all=True, target=lib)
     document = json.loads(path.read_text(encoding="utf-8"))
     name = notification_def(document)
     assert name is not None
@@ -88,7 +92,7 @@ def target(request: pytest.FixtureRequest, make_package: Any) -> Target:
             params = Instances(document, Variant(variant, full)).of_def(name)
             seeds.append(("decode_notification", envelope(params)))
             seeds.append(("decode_update", params["update"]))
-    return Target(key, pkg, document, seeds)
+    return Target(key if lib == "msgspec" else f"{key}-{lib}", pkg, document, seeds)
 
 
 def _update_of(kind: str, data: bytes) -> Any:

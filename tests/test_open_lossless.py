@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 
 from acp_codegen import naming
 from tests import corpus
-from tests.conftest import OWN_SCHEMA, GenerateFn
+from tests.conftest import OWN_SCHEMA, TARGETS, GenerateFn
 from tests.instances import Instances, Variant, dumps, notification_def, union_size
 from tests.test_schema_properties import PROPERTY, Drawn
 
@@ -50,7 +51,7 @@ class Subject(NamedTuple):
 SCHEMAS = ("v1", "v2-unstable", "own")
 
 
-@pytest.fixture(scope="module", params=[(s, t) for s in SCHEMAS for t in ("msgspec", "pydantic")],
+@pytest.fixture(scope="module", params=[(s, t) for s in SCHEMAS for t in TARGETS],
                 ids=lambda p: f"{p[0]}-{p[1]}")
 def subject(request: pytest.FixtureRequest, make_package: GenerateFn) -> Subject:
     key, target = request.param
@@ -76,6 +77,8 @@ def _wire_attrs(obj: Any) -> dict[str, str] | None:
     model_fields = getattr(type(obj), "model_fields", None)
     if model_fields is not None:
         return {(info.alias or attr): attr for attr, info in model_fields.items()}
+    if dataclasses.is_dataclass(obj):
+        return {f.metadata.get("acp_wire", f.name): f.name for f in dataclasses.fields(obj)}
     return None
 
 
@@ -83,6 +86,9 @@ def _tag_field(obj: Any) -> str | None:
     config = getattr(obj, "__struct_config__", None)
     if config is not None:
         return config.tag_field  # type: ignore[no-any-return]
+    tag = getattr(type(obj), "__acp_tag__", None)  # the dataclasses target: a class keyword
+    if tag is not None:
+        return tag[0]  # type: ignore[no-any-return]
     for attr, info in getattr(type(obj), "model_fields", {}).items():
         # the pydantic target writes a variant's tag first, as a one-value Literal field
         if str(info.annotation).startswith("typing.Literal") and info.alias and attr:

@@ -54,8 +54,10 @@ def test_header_override_reaches_every_file(tmp_path: Path, target: str) -> None
 
 
 def test_models_template_adds_a_method_to_every_model(tmp_path: Path, target: str) -> None:
-    # msgspec uses the shared models template as it is; pydantic adds a footer to it.
-    base = "common/models.py.j2" if target == "msgspec" else f"{target}/models.py.j2"
+    # msgspec and dataclasses use the shared models template as it is; pydantic adds a
+    # footer to it.
+    own = Path(__file__).resolve().parent.parent / "templates" / target / "models.py.j2"
+    base = f"{target}/models.py.j2" if own.exists() else "common/models.py.j2"
     templates = folder(tmp_path, models__py__j2=METHOD.replace("BASE", repr(base)))
     name = f"custom_{target}"
     emit.write_tree(

@@ -9,6 +9,8 @@ need to teach their library (pydantic's core-schema hooks, for example).
 
 from __future__ import annotations
 
+import enum
+import math
 from collections.abc import Mapping
 from typing import Any, ClassVar, NamedTuple
 
@@ -16,11 +18,15 @@ __all__ = [
     "MAX_DEPTH",
     "DecodeError",
     "Method",
+    "NativeOpenIntEnum",
+    "NativeOpenStrEnum",
     "OpenIntEnum",
     "OpenStrEnum",
     "TaggedUnion",
     "UnknownVariant",
+    "finite_float",
     "json_type",
+    "no_constant",
 ]
 
 #: How deeply the slow path follows nested values before giving up.
@@ -108,6 +114,79 @@ class OpenIntEnum(_OpenEnum, int):
         return f"{type(self).__name__}({int(self)!r})"
 
 
+# -- open enums on the ``enum`` module (the msgspec and dataclasses targets) -------------
+
+
+class NativeOpenStrEnum(enum.StrEnum):
+    """A string enum that keeps values it does not know.
+
+    Known values are its members; any other string becomes an instance of the same
+    class (through `_missing_`, which msgspec and the ``enum`` module call themselves,
+    so decoding and encoding stay native, without a hook). Instances compare and hash
+    as the plain string. Values starting with ``_`` are extensions, other unknown values
+    are reserved for future protocol versions.
+    """
+
+    __hash__ = str.__hash__
+
+    @classmethod
+    def _missing_(cls, value: object) -> Any:
+        if type(value) is not str:
+            return None
+        return _unknown_member(str.__new__(cls, value), value)
+
+    @property
+    def is_known(self) -> bool:
+        return self._name_ is not None
+
+    @property
+    def is_extension(self) -> bool:
+        return self._name_ is None and self.startswith("_")
+
+    @property
+    def is_future(self) -> bool:
+        return self._name_ is None and not self.startswith("_")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str.__str__(self)!r})"
+
+
+class NativeOpenIntEnum(enum.IntEnum):
+    """An integer enum that keeps values it does not know (e.g. JSON-RPC error codes);
+    see `NativeOpenStrEnum`. Unknown values are all reserved for the future."""
+
+    __hash__ = int.__hash__
+
+    @classmethod
+    def _missing_(cls, value: object) -> Any:
+        if type(value) is not int:
+            return None
+        return _unknown_member(int.__new__(cls, value), value)
+
+    @property
+    def is_known(self) -> bool:
+        return self._name_ is not None
+
+    @property
+    def is_extension(self) -> bool:
+        return False
+
+    @property
+    def is_future(self) -> bool:
+        return self._name_ is None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({int.__repr__(self)})"
+
+
+def _unknown_member(member: Any, value: Any) -> Any:
+    """An instance of an open enum for a value it does not list (never cached, so unknown
+    values cost no memory once dropped)."""
+    member._value_ = value
+    member._name_ = None
+    return member
+
+
 # -- unknown union members ----------------------------------------------------------------
 
 
@@ -177,3 +256,16 @@ def json_type(obj: Any) -> str:
     if isinstance(obj, dict):
         return "object"
     return type(obj).__name__
+
+
+def no_constant(token: str) -> Any:
+    """``json.loads`` hook: NaN and Infinity are not JSON (a `ValueError`)."""
+    raise ValueError(f"{token} is not valid JSON")
+
+
+def finite_float(token: str) -> float:
+    """``json.loads`` hook: a number beyond a double cannot be written back (a `ValueError`)."""
+    value = float(token)
+    if value in (math.inf, -math.inf):
+        raise ValueError(f"number {token} is out of range")
+    return value

@@ -26,6 +26,8 @@ backtrack exponentially; nesting is capped at `MAX_DEPTH`. Every failure is a
 
 from __future__ import annotations
 
+import types
+import typing
 from typing import Any, NamedTuple
 
 from ._base import MAX_DEPTH, DecodeError, TaggedUnion, json_type
@@ -120,12 +122,22 @@ class Leaves:
         raise NotImplementedError
 
     def members(self, tp: Any) -> tuple[Any, ...] | None:
-        """The members of an untagged union type, or None."""
-        raise NotImplementedError
+        """The members of an untagged union type, or None (by default: a ``typing`` union)."""
+        if typing.get_origin(tp) in (typing.Union, types.UnionType):
+            return typing.get_args(tp)
+        return None
 
     def container(self, tp: Any) -> tuple[str, Any] | None:
-        """``("list", item)`` or ``("map", value)`` for container types, else None."""
-        raise NotImplementedError
+        """``("list", item)`` or ``("map", value)`` for container types, else None (by
+        default: ``list[...]`` and ``dict[str, ...]``)."""
+        origin = typing.get_origin(tp)
+        if origin is list:
+            args = typing.get_args(tp)
+            return ("list", args[0] if args else Any)
+        if origin is dict:
+            args = typing.get_args(tp)
+            return ("map", args[1] if args else Any)
+        return None
 
     def checked(self, tp: Any) -> tuple[Any, Any] | None:
         """(inner type, checker) for an annotated container, union or model type, else None.

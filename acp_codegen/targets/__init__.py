@@ -7,9 +7,10 @@ and a ``runtime/`` folder) with its templates in ``templates/<name>/``.
 from __future__ import annotations
 
 from ..target import Target
+from .dataclasses import TARGET as DATACLASSES
 from .msgspec import TARGET as MSGSPEC
 from .pydantic import TARGET as PYDANTIC
 
-TARGETS: dict[str, Target] = {t.name: t for t in (MSGSPEC, PYDANTIC)}
+TARGETS: dict[str, Target] = {t.name: t for t in (MSGSPEC, PYDANTIC, DATACLASSES)}
 
 __all__ = ["TARGETS", "Target"]

@@ -10,7 +10,6 @@ and only then the slow path in `_convert`.
 
 from __future__ import annotations
 
-import enum
 import typing
 from collections.abc import Callable
 from typing import Any
@@ -18,7 +17,13 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ._base import DecodeError, Method, UnknownVariant
+from ._base import (
+    DecodeError,
+    Method,
+    NativeOpenIntEnum,
+    NativeOpenStrEnum,
+    UnknownVariant,
+)
 from ._convert import (
     EXTRAS_SEEN,
     convert,
@@ -72,74 +77,8 @@ __all__ = [
 ]
 
 
-class OpenStrEnum(enum.StrEnum):
-    """A string enum that keeps values it does not know.
-
-    Known values are its members; any other string becomes an instance of the same
-    class (through `_missing_`, which msgspec calls itself, so decoding and encoding
-    stay native, without a hook). Instances compare and hash as the plain string.
-    Values starting with ``_`` are extensions, other unknown values are reserved for
-    future protocol versions.
-    """
-
-    __hash__ = str.__hash__
-
-    @classmethod
-    def _missing_(cls, value: object) -> Any:
-        if type(value) is not str:
-            return None
-        return _unknown_member(str.__new__(cls, value), value)
-
-    @property
-    def is_known(self) -> bool:
-        return self._name_ is not None
-
-    @property
-    def is_extension(self) -> bool:
-        return self._name_ is None and self.startswith("_")
-
-    @property
-    def is_future(self) -> bool:
-        return self._name_ is None and not self.startswith("_")
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({str.__str__(self)!r})"
-
-
-class OpenIntEnum(enum.IntEnum):
-    """An integer enum that keeps values it does not know (e.g. JSON-RPC error codes);
-    see `OpenStrEnum`. Unknown values are all reserved for the future."""
-
-    __hash__ = int.__hash__
-
-    @classmethod
-    def _missing_(cls, value: object) -> Any:
-        if type(value) is not int:
-            return None
-        return _unknown_member(int.__new__(cls, value), value)
-
-    @property
-    def is_known(self) -> bool:
-        return self._name_ is not None
-
-    @property
-    def is_extension(self) -> bool:
-        return False
-
-    @property
-    def is_future(self) -> bool:
-        return self._name_ is None
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({int.__repr__(self)})"
-
-
-def _unknown_member(member: Any, value: Any) -> Any:
-    """An instance of an open enum for a value it does not list (never cached, so unknown
-    values cost no memory once dropped)."""
-    member._value_ = value
-    member._name_ = None
-    return member
+OpenStrEnum = NativeOpenStrEnum
+OpenIntEnum = NativeOpenIntEnum
 
 
 #: A JSON ``number``: integers stay integers (and re-encode without a ``.0``); floats must

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -36,7 +35,7 @@ from pydantic.experimental.missing_sentinel import MISSING
 from pydantic_core import core_schema
 
 from . import _base
-from ._base import DecodeError, Method, json_type
+from ._base import DecodeError, Method, finite_float, json_type, no_constant
 from ._walk import MISS, Field, Leaves, Repair, Walker
 
 __all__ = [
@@ -414,7 +413,7 @@ def _non_finite(data: bytes | str) -> bool:
 def load_json(data: bytes | str) -> Any:
     """`data` as plain JSON values; NaN, Infinity and numbers beyond a double are errors."""
     try:
-        value = json.loads(data, parse_constant=_no_constant, parse_float=_finite)
+        value = json.loads(data, parse_constant=no_constant, parse_float=finite_float)
     except (ValueError, RecursionError) as exc:
         raise DecodeError(f"invalid JSON: {exc}", "") from None
     if _nesting(value) > MAX_JSON_DEPTH:
@@ -440,17 +439,6 @@ def _nesting(value: Any) -> int:
                 stack.append((child, level + 1))
         deepest = max(deepest, level if type(node) in (dict, list) else 0)
     return deepest
-
-
-def _no_constant(token: str) -> Any:
-    raise ValueError(f"{token} is not valid JSON")
-
-
-def _finite(token: str) -> float:
-    value = float(token)
-    if value in (math.inf, -math.inf):
-        raise ValueError(f"number {token} is out of range")
-    return value
 
 
 def is_request(message: Any) -> None:
@@ -531,21 +519,6 @@ class PydanticLeaves(Leaves):
 
     def tagged(self, tp: Any) -> TaggedUnion | None:
         return _union_spec(tp)
-
-    def members(self, tp: Any) -> tuple[Any, ...] | None:
-        if typing.get_origin(tp) in (typing.Union, types.UnionType):
-            return typing.get_args(tp)
-        return None
-
-    def container(self, tp: Any) -> tuple[str, Any] | None:
-        origin = typing.get_origin(tp)
-        if origin is list:
-            args = typing.get_args(tp)
-            return ("list", args[0] if args else Any)
-        if origin is dict:
-            args = typing.get_args(tp)
-            return ("map", args[1] if args else Any)
-        return None
 
     def checked(self, tp: Any) -> tuple[Any, Any] | None:
         if typing.get_origin(tp) is not typing.Annotated:
