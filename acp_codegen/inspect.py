@@ -2,10 +2,12 @@
 
 Reads the IR (`ir.Module`), never the raw schema, so the summary shows exactly
 what generation would use: tagged unions with their variants and whether they
-keep unknown tags, open enums, fields and variants carrying our ``x-acp-*``
-annotations (patch rules, entities, snapshots, live updates) and the JSON-RPC
-method table. `summarize` returns plain JSON data (printed by ``--json``);
-`render_text` lays the same data out for people.
+keep unknown tags, open enums, and the JSON-RPC method table. What the reducer
+does (patch rules, entities, snapshots, live updates) comes from the
+`semantics.ReducerSpec` that `accept` reads once, the same reading `generate`
+uses; the raw ``x-acp-*`` keys appear only as each union's and variant's
+``annotations``, for reference. `summarize` returns plain JSON data (printed by
+``--json``); `render_text` lays the same data out for people.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import click
 from . import ir
 from .accept import Annotations, accept
 from .console import Console, handles_bad_input, output_options, overlay_option
-from .semantics import ENTITY, LIVE, PATCH, SNAPSHOT
+from .semantics import EntityRule, ReducerSpec, SnapshotRule
 
 
 def _notes(annotations: tuple[ir.Annotation, ...]) -> dict[str, ir.JsonValue]:
@@ -52,42 +54,71 @@ def _union(union: ir.TaggedUnion) -> dict[str, Any]:
     }
 
 
-def _entities(unions: tuple[ir.TaggedUnion, ...]) -> list[dict[str, Any]]:
-    kinds: dict[str, dict[str, Any]] = {}
-    for union in unions:
-        for variant in union.variants:
-            entity = _notes(variant.annotations).get(ENTITY)
-            kind = entity.get("kind") if isinstance(entity, dict) else None
-            if not isinstance(entity, dict) or not isinstance(kind, str):
-                continue
-            entry = kinds.setdefault(
-                kind, {"kind": kind, "key": entity.get("key"), "initial": None, "updates": []}
-            )
-            if entity.get("initial") is not None:
-                entry["initial"] = entity["initial"]
-            entry["updates"].append(
-                {
-                    "union": union.name,
-                    "tag": variant.tag,
-                    "op": entity.get("op"),
-                    "append": entity.get("append"),
+def _wire(module: ir.Module, cls: str, attr: str) -> str:
+    node = module.find(cls)
+    fields = node.fields if isinstance(node, ir.Struct) else ()
+    return next((f.wire for f in fields if f.attr == attr), attr)
+
+
+def _update_tags(module: ir.Module, union_name: str) -> dict[str, str]:
+    """Class -> the update tag that carries it (members of a nested union included)."""
+    union = module.get(union_name)
+    assert isinstance(union, ir.TaggedUnion)
+    tags: dict[str, str] = {}
+    for variant in union.variants:
+        tags.setdefault(variant.target, variant.tag)
+        inner = module.find(variant.target) if variant.nested else None
+        if isinstance(inner, ir.TaggedUnion):
+            for member in inner.variants:
+                tags.setdefault(member.target, variant.tag)
+            if inner.open:
+                tags.setdefault(inner.unknown_name, variant.tag)
+    return tags
+
+
+def _reducer(module: ir.Module, spec: ReducerSpec | None) -> dict[str, list[dict[str, Any]]]:
+    """What the reducer does, from the `ReducerSpec` (the annotations as `semantics` read
+    them once), not from the raw ``x-acp-*`` keys."""
+    if spec is None:
+        return {"patch_fields": [], "entities": [], "snapshots": [], "live": []}
+    tags = _update_tags(module, spec.union)
+    patches: dict[tuple[str, str], dict[str, Any]] = {}
+    rules: list[EntityRule | SnapshotRule] = [*spec.entities, *spec.snapshots]
+    for rule in rules:
+        for f in rule.fields:
+            if f.mode != "set":  # set is what a snapshot does with every field
+                wire = _wire(module, rule.cls, f.attr)
+                patches[rule.cls, f.attr] = {
+                    "struct": rule.cls,
+                    "field": f.attr,
+                    "wire": wire,
+                    "patch": f.mode,
                 }
-            )
-    return [kinds[k] for k in sorted(kinds)]
+    kinds: dict[str, dict[str, Any]] = {}
+    for e in spec.entities:
+        key = ".".join(w for _, w in e.path) if e.path else _wire(module, e.cls, e.key)
+        entry = kinds.setdefault(
+            e.kind, {"kind": e.kind, "key": key, "initial": None, "updates": []}
+        )
+        if e.initial:
+            entry["initial"] = dict(e.initial)
+        append = {_wire(module, e.cls, e.append[0]): e.append[1]} if e.append else None
+        entry["updates"].append(
+            {"union": spec.union, "tag": tags[e.cls], "op": e.op, "key": key, "append": append}
+        )
+    slots = {(tags[s.cls], s.slot): None for s in spec.snapshots}
+    return {
+        "patch_fields": [patches[k] for k in sorted(patches)],
+        "entities": [kinds[k] for k in sorted(kinds)],
+        "snapshots": [{"union": spec.union, "tag": t, "slot": slot} for t, slot in slots],
+        "live": [{"union": spec.union, "tag": tags[cls]} for cls in spec.live],
+    }
 
 
-def summarize(module: ir.Module) -> dict[str, Any]:
+def summarize(module: ir.Module, spec: ReducerSpec | None = None) -> dict[str, Any]:
     """The inspect report as JSON-ready data."""
     kinds = Counter(type(d).__name__ for d in module.defs)
     enums = [d for d in module.defs if isinstance(d, ir.Enum)]
-    structs = [d for d in module.defs if isinstance(d, ir.Struct)]
-    tagged = [
-        {"union": u.name, "tag": v.tag, "key": k, "value": value}
-        for u in module.unions
-        for v in u.variants
-        for k, value in _notes(v.annotations).items()
-        if k in (SNAPSHOT, LIVE)
-    ]
     return {
         "schema": module.source,
         "sha256": module.sha256,
@@ -110,24 +141,7 @@ def summarize(module: ir.Module) -> dict[str, Any]:
             for e in enums
             if e.open
         ],
-        "patch_fields": [
-            {
-                "struct": s.name,
-                "field": f.attr,
-                "wire": f.wire,
-                "patch": _notes(f.annotations)[PATCH],
-            }
-            for s in structs
-            for f in s.fields
-            if PATCH in _notes(f.annotations)
-        ],
-        "entities": _entities(module.unions),
-        "snapshots": [
-            {"union": t["union"], "tag": t["tag"], "slot": t["value"]}
-            for t in tagged
-            if t["key"] == SNAPSHOT
-        ],
-        "live": [{"union": t["union"], "tag": t["tag"]} for t in tagged if t["key"] == LIVE],
+        **_reducer(module, spec),
         "methods": [
             {"method": m.method, "side": m.side, "kind": m.kind, "type": m.type_name}
             for m in module.methods
@@ -139,18 +153,20 @@ def _compact(value: Any) -> str:
     return json.dumps(value, separators=(", ", ": "), sort_keys=True)
 
 
-def _variant_note(notes: dict[str, Any]) -> str:
-    entity = notes.get(ENTITY)
-    if isinstance(entity, dict):
-        text = f"entity {entity.get('kind')} {entity.get('op')} by {entity.get('key')}"
-        if entity.get("append"):
-            text += " " + ", ".join(f"{s} -> {t}" for s, t in entity["append"].items())
-        return text
-    if SNAPSHOT in notes:
-        return f"snapshot {notes[SNAPSHOT]}"
-    if LIVE in notes:
-        return "live"
-    return ""
+def _variant_notes(summary: dict[str, Any]) -> dict[tuple[str, str], str]:
+    """(union, tag) -> what the reducer does with that update, from the summary's lists."""
+    notes: dict[tuple[str, str], str] = {}
+    for e in summary["entities"]:
+        for u in e["updates"]:
+            text = f"entity {e['kind']} {u['op']} by {u['key']}"
+            if u["append"]:
+                text += " " + ", ".join(f"{s} -> {t}" for s, t in u["append"].items())
+            notes[u["union"], u["tag"]] = text
+    for snap in summary["snapshots"]:
+        notes[snap["union"], snap["tag"]] = f"snapshot {snap['slot']}"
+    for live in summary["live"]:
+        notes[live["union"], live["tag"]] = "live"
+    return notes
 
 
 def render_text(summary: dict[str, Any]) -> str:
@@ -169,6 +185,7 @@ def render_text(summary: dict[str, Any]) -> str:
             f"session/update params {summary['notification']}, "
             f"update union {summary['update_union'] or '-'}"
         )
+    roles = _variant_notes(summary)
     lines += ["", f"Unions ({len(summary['unions'])})"]
     for u in summary["unions"]:
         openness = f"open: unknown tags -> {u['unknown']}" if u["open"] else "closed"
@@ -182,7 +199,7 @@ def render_text(summary: dict[str, Any]) -> str:
         cls_width = max((len(v["class"]) for v in u["variants"]), default=0)
         for v in u["variants"]:
             cls = v["class"] + (" (union)" if v["nested"] else "")
-            note = _variant_note(v["annotations"])
+            note = roles.get((u["name"], v["tag"]), "")
             line = f"    {v['tag']:<{width}}  {cls:<{cls_width}}  {note}"
             lines.append(line.rstrip())
     lines += ["", f"Open enums ({len(summary['open_enums'])})"]
@@ -254,9 +271,10 @@ def inspect_command(
     console = Console.current()
     started = time.perf_counter()
     how = Annotations(overlays, not no_builtin_overlay, closed_all)
-    module = accept(schema, roots, take_all, how).module
+    accepted = accept(schema, roots, take_all, how)
+    module = accepted.module
     console.detail(f"built {schema} in {time.perf_counter() - started:.2f}s")
     if console.verbosity == 0:
         return
-    summary = summarize(module)
+    summary = summarize(module, accepted.spec)
     console.output(json.dumps(summary, indent=2) if as_json else render_text(summary))

@@ -15,6 +15,7 @@ import keyword
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from .views import PackageView, View
@@ -28,23 +29,47 @@ GENERATED_MODULES = frozenset(
     {"enum", "typing", "typing_extensions", "msgspec", "pydantic", "annotated_types"}
 )
 # The generated package's API besides its model classes and variant tables, by module.
-# `package_view` is the one place that turns these into imports and ``__all__`` lists.
+# `package_view` is the one place that turns these into imports and ``__all__`` lists,
+# and the templates spell every one of them through `API` (``{{ api.decode }}``).
+
+
+@dataclass(frozen=True)
+class ApiNames:
+    """The module-level names a generated package defines besides its models."""
+
+    decode: str = "decode"
+    encode: str = "encode"
+    decode_update: str = "decode_update"
+    decode_notification: str = "decode_notification"
+    decode_error: str = "DecodeError"
+    repair: str = "Repair"
+    extra_fields: str = "extra_fields"
+    methods: str = "METHODS"
+    dispatch: str = "dispatch"
+    session_state: str = "SessionState"
+    entity: str = "Entity"
+    variant_class: str = "VariantClass"
+    type_var: str = "T"
+
+
+API = ApiNames()
 #: Re-exported from the copied runtime (see `target.RUNTIME_CONTRACT`).
-RUNTIME_API = ("UNSET", "DecodeError", "UnsetType")
+RUNTIME_API = ("UNSET", API.decode_error, "UnsetType")
 #: ``codec``: always, then the decoders that exist when the schema has an update union
 #: and a notification.
-CODEC_API = ("DecodeError", "Repair", "decode", "encode", "extra_fields")
-UPDATE_DECODER = "decode_update"
-NOTIFICATION_DECODER = "decode_notification"
+CODEC_API = (API.decode_error, API.repair, API.decode, API.encode, API.extra_fields)
+UPDATE_DECODER = API.decode_update
+NOTIFICATION_DECODER = API.decode_notification
 #: ``dispatch``: the method table, and the dispatcher when there is an update union.
-METHOD_TABLE = "METHODS"
-DISPATCHER = "dispatch"
+METHOD_TABLE = API.methods
+DISPATCHER = API.dispatch
 #: ``state``: present when the schema's annotations describe a reducer.
-STATE_API = ("Entity", "SessionState")
+STATE_API = (API.entity, API.session_state)
 SUBMODULES = ("models", "codec", "dispatch", "state")
 #: Other module-level names of a generated package: its public API and submodules.
 PACKAGE_NAMES = frozenset(
-    {"T", "VariantClass", UPDATE_DECODER, NOTIFICATION_DECODER, METHOD_TABLE, DISPATCHER}
+    {API.type_var, API.variant_class, UPDATE_DECODER, NOTIFICATION_DECODER, METHOD_TABLE}
+    | {DISPATCHER}
     | set(RUNTIME_API + CODEC_API + STATE_API + SUBMODULES)
 )
 #: Names a generated class must not take: Python keywords, builtins and the names above.

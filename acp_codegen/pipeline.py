@@ -167,6 +167,7 @@ def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
     context = {
         "view": view,
         "package": naming.package_view(view, _state_models(spec)),
+        "api": naming.API,
         "provenance": record,
         "title": module.title or "ACP bindings",
         "library_imports": view.library_imports,

@@ -58,7 +58,12 @@ def test_patch_fields_entities_and_methods_match_the_schema() -> None:
         for prop, spec in body.get("properties", {}).items()
         if isinstance(spec, dict) and "x-acp-patch" in spec
     }
-    assert {(p["wire"], p["patch"]) for p in summary["patch_fields"]} == raw_patches
+    # The report shows the reducer's reading: every explicit patch rule, plus the optional
+    # fields of entity updates, which replace when present (the default for a patch).
+    shown = {(p["wire"], p["patch"]) for p in summary["patch_fields"]}
+    assert raw_patches <= shown
+    annotated = {wire for wire, _ in raw_patches}
+    assert {mode for wire, mode in shown if wire not in annotated} == {"replace"}
 
     raw_entities: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for member in raw["$defs"]["SessionUpdate"]["anyOf"]:
@@ -152,3 +157,25 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert len(result.output.splitlines()) == 1
     assert "cannot read schema" in result.output
+
+
+def test_reducer_sections_are_the_reducers_reading() -> None:
+    """Entities, snapshots and live updates come from the one `ReducerSpec` reading that
+    generate uses: each update carries its own key (plan_removed is keyed by planId while
+    plan_update is keyed by plan.planId), and the text names the same key per variant."""
+    from acp_codegen.accept import Annotations, accept
+
+    spec = accept(SCHEMA, (), False, Annotations((), True, False)).spec
+    assert spec is not None
+    summary = inspect_json(SCHEMA)
+    [plan] = [e for e in summary["entities"] if e["kind"] == "plan"]
+    assert {u["tag"]: u["key"] for u in plan["updates"]} == {
+        "plan_update": "plan.planId",
+        "plan_removed": "planId",
+    }
+    reported = {(u["tag"], e["kind"], u["op"]) for e in summary["entities"] for u in e["updates"]}
+    assert len(reported) == len(spec.entities)
+    assert {s["slot"] for s in summary["snapshots"]} == {s.slot for s in spec.snapshots}
+    assert len(summary["live"]) == len(spec.live)
+    text = CliRunner().invoke(main, ["inspect", str(SCHEMA)]).output
+    assert "plan_removed" in text and "entity plan remove by planId" in text

@@ -206,3 +206,39 @@ def test_property_named_like_an_imported_module(make_package, target, tmp_path_f
     assert json.loads(pkg.encode(value)) == json.loads(ok)
     with pytest.raises(pkg.DecodeError):
         pkg.decode(ok.replace(b'"x": 3', b'"x": -3'), pkg.N)
+
+
+def test_templates_spell_no_api_name_themselves() -> None:
+    """Every module-level name the package defines besides its models (decode, METHODS,
+    SessionState, ...) reaches the templates through ``api`` (`naming.API`): no template
+    defines, calls or mentions one by writing it out."""
+    import dataclasses
+    import re
+
+    names = "|".join(getattr(naming.API, f.name) for f in dataclasses.fields(naming.API))
+    spelled = re.compile(
+        rf"(?<![\w.\"'])({names})(?=\s*[(\[:\]),]|\s+=|`)|^\s*(def|class)\s+({names})\b|`({names})`"
+    )
+    root = Path(__file__).resolve().parent.parent / "templates"
+    checked = 0
+    for template in sorted(root.rglob("*.j2")):
+        for number, line in enumerate(template.read_text(encoding="utf-8").splitlines(), 1):
+            code = re.sub(r"\{\{.*?\}\}|\{%.*?%\}", "", line)
+            checked += 1
+            match = spelled.search(code)
+            assert match is None, f"{template.relative_to(root)}:{number} spells {line.strip()!r}"
+    assert checked > 200
+
+
+def test_the_api_names_come_from_one_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Renaming an API entry in `naming.API` renames it in the rendered templates."""
+    import dataclasses
+
+    from acp_codegen import pipeline
+
+    schema = Path(__file__).resolve().parent.parent / "schema" / "session_update.schema.json"
+    renamed = dataclasses.replace(naming.API, decode="decode_json", dispatch="route")
+    monkeypatch.setattr(naming, "API", renamed)
+    files = pipeline.generate(pipeline.Job(schema, tmp_path / "p", "p"))
+    assert "\ndef decode_json(" in files["codec.py"] and "\ndef decode(" not in files["codec.py"]
+    assert "\ndef route(" in files["dispatch.py"]
