@@ -10,12 +10,14 @@ generated package binds itself (its imports and public API).
 
 from __future__ import annotations
 
+import ast
 import builtins
 import keyword
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .views import PackageView, View
@@ -23,11 +25,26 @@ from .views import PackageView, View
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+[a-z]*")
 _NON_IDENT = re.compile(r"[^0-9A-Za-z_]")
 
-#: Modules the generated files import by name; a class or a struct attribute with one of
-#: these names would shadow the module for the code after it.
-GENERATED_MODULES = frozenset(
-    {"enum", "typing", "typing_extensions", "msgspec", "pydantic", "annotated_types"}
-)
+
+def target_modules(folder: Path = Path(__file__).parent / "targets") -> frozenset[str]:
+    """The library modules every target's generated code imports, as each target's folder
+    declares them (``Target(..., modules=(...))`` in its ``__init__.py``).
+
+    Read from the source text, not imported: the targets import this module, and the
+    names must be known before any target is built.
+    """
+    found: set[str] = set()
+    for init in sorted(folder.glob("*/__init__.py")):
+        for node in ast.walk(ast.parse(init.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.keyword) and node.arg == "modules":
+                found.update(ast.literal_eval(node.value))
+    return frozenset(found)
+
+
+#: Modules the generated files import by name (the templates' own, then every target's);
+#: a class or a struct attribute with one of these names would shadow the module for the
+#: code after it.
+GENERATED_MODULES = frozenset({"enum", "typing", "typing_extensions"}) | target_modules()
 # The generated package's API besides its model classes and variant tables, by module.
 # `package_view` is the one place that turns these into imports and ``__all__`` lists,
 # and the templates spell every one of them through `API` (``{{ api.decode }}``).

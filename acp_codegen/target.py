@@ -69,8 +69,9 @@ class Target:
     #: How many levels deep definitions may name one another: the library builds a model
     #: type by recursing once per level (the one target-specific refusal; see `limits`).
     max_model_chain: int = 256
-    #: Modules its generated code imports by name; `naming.GENERATED_MODULES` must hold them
-    #: so that no class or attribute shadows one (tests/test_naming.py checks).
+    #: Modules its generated code imports by name, so that no class or attribute shadows
+    #: one: `naming.GENERATED_MODULES` reads this keyword from the folder's source, so
+    #: write it as a literal tuple.
     modules: tuple[str, ...] = ()
     #: ``_rt.<name>``s this target's own templates and lowering use beyond `RUNTIME_CONTRACT`.
     runtime_extras: tuple[str, ...] = ()

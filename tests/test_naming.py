@@ -171,6 +171,21 @@ def test_no_generated_name_can_shadow_a_module_the_package_imports() -> None:
     assert naming.attribute("annotated_types") == "annotated_types_"
 
 
+def test_each_target_folder_declares_its_modules_for_naming(tmp_path: Path) -> None:
+    """`naming` reserves exactly the templates' modules plus what each target's folder
+    declares, read without importing the folder, so a new target edits nothing else."""
+    from acp_codegen.targets import TARGETS
+
+    declared = {m for t in TARGETS.values() for m in t.modules}
+    assert naming.GENERATED_MODULES == {"enum", "typing", "typing_extensions"} | declared
+    made_up = tmp_path / "mylib"
+    made_up.mkdir()
+    (made_up / "__init__.py").write_text(
+        'TARGET = Target("mylib", lower, modules=("mylib", "mylib_extras"))\n', encoding="utf-8"
+    )
+    assert naming.target_modules(tmp_path) == {"mylib", "mylib_extras"}
+
+
 SHADOWING = {
     "$defs": {
         "N": {
