@@ -63,6 +63,22 @@ class Prim:
     #: contentEncoding, kept for documentation.
     encoding: str | None = None
 
+    def value_range(self) -> tuple[int | float | None, int | float | None]:
+        """The effective (minimum, maximum): the schema's bounds within what an integer
+        ``format`` (``uint32``) can hold; None where there is no bound."""
+        low: int | float | None = None
+        high: int | float | None = None
+        if self.kind == "int" and self.format in INT_FORMAT_BITS:
+            unsigned, bits = INT_FORMAT_BITS[self.format]
+            low = 0 if unsigned else -(2 ** (bits - 1))
+            high = 2**bits - 1 if unsigned else 2 ** (bits - 1) - 1
+        c = self.constraints
+        if c.minimum is not None:
+            low = c.minimum if low is None else max(low, c.minimum)
+        if c.maximum is not None:
+            high = c.maximum if high is None else min(high, c.maximum)
+        return low, high
+
 
 @dataclass(frozen=True)
 class Ref:

@@ -196,22 +196,6 @@ def member_changes(
     return findings
 
 
-def _value_range(prim: ir.Prim) -> Bounds:
-    """The effective (minimum, maximum) of a scalar, integer formats included."""
-    low: float | None = None
-    high: float | None = None
-    if prim.kind == "int" and prim.format in INT_FORMAT_BITS:
-        unsigned, bits = INT_FORMAT_BITS[prim.format]
-        low = 0 if unsigned else -(2 ** (bits - 1))
-        high = 2**bits - 1 if unsigned else 2 ** (bits - 1) - 1
-    c = prim.constraints
-    if c.minimum is not None:
-        low = c.minimum if low is None else max(low, c.minimum)
-    if c.maximum is not None:
-        high = c.maximum if high is None else min(high, c.maximum)
-    return low, high
-
-
 def _bounds(what: str, where: str, old: Bounds, new: Bounds) -> list[Finding]:
     """Compare (low, high) ranges, where None means unbounded on that side."""
     tighter: list[str] = []
@@ -243,7 +227,7 @@ def _range(bounds: Bounds) -> str:
 
 
 def _prim(old: ir.Prim, new: ir.Prim, where: str) -> list[Finding]:
-    findings = _bounds("value", where, _value_range(old), _value_range(new))
+    findings = _bounds("value", where, old.value_range(), new.value_range())
     min_len = [p.constraints.min_length for p in (old, new)]
     if min_len[0] != min_len[1]:
         findings += _bounds("length", where, (min_len[0], None), (min_len[1], None))

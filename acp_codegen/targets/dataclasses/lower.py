@@ -10,7 +10,6 @@ metadata that the runtime checks while decoding. Untagged unions are plain
 from __future__ import annotations
 
 from ... import ir
-from ...ir import INT_FORMAT_BITS
 from ...lowering import BASE_TYPES, Lowering
 from ...views import AliasView, FieldView, StructView, View
 
@@ -25,13 +24,7 @@ class DataclassesLowering(Lowering):
         c = prim.constraints
         args: dict[str, object] = {}
         if prim.kind != "str":  # JSON Schema bounds only numbers
-            low, high = c.minimum, c.maximum
-            if prim.kind == "int" and prim.format in INT_FORMAT_BITS:
-                unsigned, bits = INT_FORMAT_BITS[prim.format]
-                fmt_low = 0 if unsigned else -(2 ** (bits - 1))
-                fmt_high = 2**bits - 1 if unsigned else 2 ** (bits - 1) - 1
-                low = fmt_low if low is None else max(low, fmt_low)
-                high = fmt_high if high is None else min(high, fmt_high)
+            low, high = prim.value_range()
             if low is not None:
                 args["ge"] = low
             if high is not None:

@@ -13,7 +13,6 @@ import re
 
 from ... import ir
 from ...errors import SchemaError
-from ...ir import INT_FORMAT_BITS
 from ...limits import int_bounds
 from ...lowering import BASE_TYPES, Lowering
 from ...views import AliasView, FieldView, StructView, View
@@ -48,15 +47,12 @@ class MsgspecLowering(Lowering):
         base = BASE_TYPES[prim.kind]
         args: dict[str, object] = {}
         c = prim.constraints
-        if prim.kind == "int" and prim.format in INT_FORMAT_BITS:
-            unsigned, bits = INT_FORMAT_BITS[prim.format]
-            args["ge"] = 0 if unsigned else -(2 ** (bits - 1))
-            args["le"] = 2**bits - 1 if unsigned else 2 ** (bits - 1) - 1
-        numeric = prim.kind in ("int", "float")  # JSON Schema bounds only numbers
-        if c.minimum is not None and numeric:
-            args["ge"] = max(c.minimum, args.get("ge", c.minimum))  # type: ignore[call-overload]
-        if c.maximum is not None and numeric:
-            args["le"] = min(c.maximum, args.get("le", c.maximum))  # type: ignore[call-overload]
+        if prim.kind in ("int", "float"):  # JSON Schema bounds only numbers
+            low, high = prim.value_range()
+            if low is not None:
+                args["ge"] = low
+            if high is not None:
+                args["le"] = high
         if c.min_length is not None and prim.kind == "str":
             args["min_length"] = c.min_length
         if c.pattern is not None and prim.kind == "str":

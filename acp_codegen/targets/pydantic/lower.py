@@ -16,7 +16,6 @@ from functools import cache
 
 from ... import ir, naming
 from ...errors import SchemaError
-from ...ir import INT_FORMAT_BITS
 from ...limits import int_bounds
 from ...lowering import BASE_TYPES, Lowering
 from ...views import AliasView, FieldView, StructView, View
@@ -74,13 +73,7 @@ class PydanticLowering(Lowering):
             return base
         c = prim.constraints
         # JSON Schema bounds only numbers: a minimum on a string says nothing.
-        low, high = (c.minimum, c.maximum) if prim.kind != "str" else (None, None)
-        if prim.kind == "int" and prim.format in INT_FORMAT_BITS:
-            unsigned, bits = INT_FORMAT_BITS[prim.format]
-            fmt_low = 0 if unsigned else -(2 ** (bits - 1))
-            fmt_high = 2**bits - 1 if unsigned else 2 ** (bits - 1) - 1
-            low = fmt_low if low is None else max(low, fmt_low)
-            high = fmt_high if high is None else min(high, fmt_high)
+        low, high = prim.value_range() if prim.kind != "str" else (None, None)
         cast = float if prim.kind == "float" else (lambda v: v)
         metas = []
         if low is not None:
