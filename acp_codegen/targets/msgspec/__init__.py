@@ -12,6 +12,7 @@ TARGET = Target(
     runtime_extras=(
         "EXTRAS_SEEN",
         "RawEnvelope",
+        "Twins",
         "dec_hook",
         "enc_hook",
         "encode_value",
