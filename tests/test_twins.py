@@ -134,16 +134,18 @@ BENCH_FAULTS = [
 ]
 
 
+#: (update, whether its fault is read by a twin from the second time on): an invalid item
+#: of a skip-invalid array is not (the error-guided shortcut drops it faster)
 TABLE = [(u, False) for u, _, _ in CASES] + [(u, False) for u in SHORTCUT] + [
-    (u, True) for u in BENCH_FAULTS]
+    (u, i < 3) for i, u in enumerate(BENCH_FAULTS)]
 
 
 @pytest.mark.parametrize(("update", "by_twin"), TABLE)
 def test_notifications_agree_with_the_walk(make_package: GenerateFn, update: dict[str, Any],
                                            by_twin: bool) -> None:
     """Each fault of the repair table and the bench, decoded three times: every decode
-    equals the walk of the params, with the same repairs; the bench's faults (one each)
-    are read by a twin from the second time on, parsing nothing."""
+    equals the walk of the params, with the same repairs; three of the bench's faults
+    (one each) are read by a twin from the second time on, parsing nothing."""
     corpus.require()
     pkg = make_package(corpus.newest(corpus.NEWEST["v1"]), "twin_v1_notes")
     walk = import_module(f"{pkg.__name__}._walk")

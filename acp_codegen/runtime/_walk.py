@@ -181,6 +181,7 @@ class Walker:
         self.leaves = leaves
         self._plans: dict[int, tuple[Any, tuple[Any, ...]]] = {}
         self._kind_sets: dict[int, tuple[Any, frozenset[type[Any]]]] = {}
+        self._checks: dict[int, tuple[Any, Any]] = {}
 
     def convert(
         self,
@@ -296,7 +297,7 @@ class Walker:
         if kind == _MODEL:
             return self._model(obj, tp, plan, path, depth, call, trail)
         if kind == _TAGGED:
-            return self._tagged(obj, plan[2], path, depth, call, trail)
+            return self._tagged(obj, plan[2], path, depth, call, trail, tried)
         if kind == _UNION:
             return self._union(obj, plan[2], path, depth, call, trail, tried)
         if kind == _LIST:
@@ -457,6 +458,7 @@ class Walker:
         call: _Call,
         trail: list[Any],
     ) -> Any:
+        """`items` without those that do not convert, each reported."""
         item_type = _item_type(self.leaves, field.type)
         out = []
         for i, value in enumerate(items):
@@ -468,10 +470,18 @@ class Walker:
                 self._repair(call, trail, where, "skipped", value, None)
                 continue
             trail.extend(local)
-        checked = self.leaves.checked(field.type)
-        if checked is not None and checked[1] is not None:
-            checked[1](out, path)
+        check = self._array_check(field.type)
+        if check is not None:
+            check(out, path)
         return out
+
+    def _array_check(self, tp: Any) -> Any:
+        """The constraint check of array type `tp` (None without constraints); cached."""
+        found = self._checks.get(id(tp))
+        if found is None or found[0] is not tp:
+            checked = self.leaves.checked(tp)
+            found = self._checks[id(tp)] = (tp, None if checked is None else checked[1])
+        return found[1]
 
     def _repair(
         self, call: _Call, trail: list[Any], path: str, action: str, original: Any, new: Any
@@ -488,6 +498,7 @@ class Walker:
         depth: int,
         call: _Call,
         trail: list[Any],
+        tried: bool = False,
     ) -> Any:
         if type(obj) is not dict:
             raise DecodeError(f"Expected `object`, got `{json_type(obj)}`", path)
@@ -504,7 +515,8 @@ class Walker:
                 return spec.unknown(tag, obj)
             raise DecodeError(f"unknown {spec.name} tag {tag!r}", f"{path}.{spec.tag_field}")
         try:
-            return self._conv(obj, target, path, depth + 1, call, trail)
+            # (strict decoding of a tagged union is that of the member its tag names)
+            return self._conv(obj, target, path, depth + 1, call, trail, tried)
         except DecodeError as exc:
             label = target.__name__ if isinstance(target, type) else spec.name
             raise DecodeError(f"invalid {tag!r} ({label}): {exc.message}", exc.path) from None

@@ -30,7 +30,7 @@ import operator
 import types
 import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 from msgspec import UNSET
@@ -53,14 +53,16 @@ class Twins:
 
     def __init__(self, root: Any) -> None:
         self.root = root
-        self._built: dict[tuple[Any, ...], tuple[Callable[[Any], Any], tuple[Any, ...]] | None] = {}
+        self._built: dict[tuple[Any, ...], tuple[Callable[[Any], Any], _Node] | None] = {}
         self._seen: set[tuple[Any, ...]] = set()
+        #: id of an `error_at` result -> (it, its twin or None): a repeated error's twin
+        #: without working out its key again
+        self._by_where: dict[int, tuple[Any, Any]] = {}
 
-    def __call__(self, data: bytes | str, where: Any, repairs: list[Repair] | None) -> Any:
-        """`data` decoded with the twin for the spot `where` (as `error_at` reads it), or
-        `MISS` when there is none yet or the message has another fault."""
+    def _find(self, where: Any) -> Any:
+        """The twin for `where` (None when none helps), or `MISS` for a spot seen once."""
         if where is MISS or where is None:
-            return MISS
+            return None
         segments, kind, prop = where
         key = (
             tuple(None if type(s) is int else s for s in segments),
@@ -77,7 +79,23 @@ class Twins:
             twin = _build(self.root, segments, kind, prop)
             if len(self._built) >= KEPT:
                 del self._built[next(iter(self._built))]
+                self._by_where.clear()  # (it may hold the twin dropped)
             self._built[key] = twin
+        return twin
+
+    def __call__(self, data: bytes | str, where: Any, repairs: list[Repair] | None) -> Any:
+        """`data` decoded with the twin for the spot `where` (as `error_at` reads it), or
+        `MISS` when there is none yet or the message has another fault."""
+        known = self._by_where.get(id(where))
+        if known is not None and known[0] is where:
+            twin = known[1]
+        else:
+            twin = self._find(where)
+            if twin is MISS:
+                return MISS
+            if len(self._by_where) >= SEEN:
+                self._by_where.clear()
+            self._by_where[id(where)] = (where, twin)
         if twin is None:
             return MISS
         decode, node = twin
@@ -100,11 +118,49 @@ class Twins:
 
 # -- building ---------------------------------------------------------------------------------
 
-# A node says how `_finish` turns the twin's value at one type position back:
-#   ("struct", twin class, own class, attribute, wire name, child node | None,
-#    walker field read raw | None, (attribute, wire name) of a declared extra | None)
-#   ("list", child) / ("map", child) / ("union", (member nodes...)) / ("done",)
-_Node = tuple[Any, ...]
+
+class _Struct(NamedTuple):
+    """How `_finish` turns a twin struct back into its own class."""
+
+    twin: type[Any]
+    cls: type[Any]
+    #: the attribute on the path below, its wire name and its node (None: the spot)
+    attr: str | None = None
+    wire: str | None = None
+    child: Any = None
+    #: the walker's view of that property when it is read raw (the node is None then)
+    raw: Any = None
+    #: (attribute, wire name) of the field declaring an undeclared property
+    extra: tuple[str, str] | None = None
+
+
+class _Items(NamedTuple):
+    """An array on the path: each item is finished by `child`."""
+
+    child: Any
+
+
+class _Values(NamedTuple):
+    """A map on the path: each value is finished by `child`."""
+
+    child: Any
+
+
+class _Members(NamedTuple):
+    """A union on the path: the node of each twin member, by class, and the array or map
+    member's node, if any."""
+
+    structs: dict[type[Any], _Struct]
+    other: Any
+
+
+#: A union marker on the path: nothing to finish (the hook made the final value).
+_DONE = None
+_Node = _Struct | _Items | _Values | _Members | None
+
+
+class _NoTwin(Exception):
+    """Raised while building when the general path reads the spot faster than a twin."""
 
 
 class _Route:
@@ -129,7 +185,7 @@ def _build(
             return None
         twin, node = found
         decode = msgspec.json.Decoder(twin, dec_hook=_twin_hook).decode
-    except (TypeError, ValueError):  # a type msgspec will not build a twin of: no shortcut
+    except (TypeError, ValueError, _NoTwin):  # (TypeError: a type msgspec will not build)
         return None
     return decode, node
 
@@ -150,16 +206,18 @@ def _rewrite(tp: Any, i: int, route: _Route) -> tuple[Any, _Node] | None:
         if all(r is None for r in rewritten):
             return None
         twins = [m if r is None else r[0] for m, r in zip(members, rewritten, strict=True)]
-        nodes = tuple(r[1] for r in rewritten if r is not None)
-        return functools.reduce(operator.or_, twins), ("union", nodes)
+        nodes = [r[1] for r in rewritten if r is not None]
+        structs = {n.twin: n for n in nodes if type(n) is _Struct}
+        other = next((n for n in nodes if type(n) is not _Struct), None)
+        return functools.reduce(operator.or_, twins), _Members(structs, other)
     last = len(route.segments)
     if origin is list:
         if i == last or type(route.segments[i]) is not int:
             return None
         found = _rewrite(typing.get_args(tp)[0], i + 1, route)
-        return (
-            None if found is None else (types.GenericAlias(list, (found[0],)), ("list", found[1]))
-        )
+        if found is None:
+            return None
+        return types.GenericAlias(list, (found[0],)), _Items(found[1])
     if origin is dict:
         if i == last or type(route.segments[i]) is not str:
             return None
@@ -167,7 +225,7 @@ def _rewrite(tp: Any, i: int, route: _Route) -> tuple[Any, _Node] | None:
         found = _rewrite(value_type, i + 1, route)
         if found is None:
             return None
-        return types.GenericAlias(dict, (key_type, found[0])), ("map", found[1])
+        return types.GenericAlias(dict, (key_type, found[0])), _Values(found[1])
     if isinstance(tp, type) and issubclass(tp, msgspec.Struct) and not issubclass(tp, ShapeUnion):
         return _rewrite_struct(tp, i, route)
     return None
@@ -186,12 +244,12 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | None
             return None
         attr = _free_attr(cls)
         twin = _subclass(cls, {}, (attr, prop))
-        return twin, ("struct", twin, cls, None, None, None, None, (attr, prop))
+        return twin, _Struct(twin, cls, extra=(attr, prop))
     segment = route.segments[i]
     info = next((f for f in infos if f.encode_name == segment), None)
     if info is None:
         return None
-    child: _Node | None = None
+    child: _Node = _DONE
     raw_field = None
     spec = union_spec(info.type)
     if (
@@ -203,18 +261,21 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | None
         and info.required
     ):
         field_type: Any = _marker(spec)  # read by `_twin_hook`, unknown member or not
-        child = ("done",)
     else:
         found = _rewrite(info.type, i + 1, route)
         if found is None:
-            field_type = msgspec.Raw
             raw_field = _walker_field(cls, info.encode_name)
             if raw_field is None:
                 return None
+            if raw_field.skip_invalid and i + 1 < len(route.segments):
+                # A fault in one item of a skip-invalid array: the error-guided shortcut
+                # drops it without walking, which beats converting the array here.
+                raise _NoTwin
+            field_type = msgspec.Raw
         else:
             field_type, child = found
     twin = _subclass(cls, {info.name: field_type}, None)
-    return twin, ("struct", twin, cls, info.name, info.encode_name, child, raw_field, None)
+    return twin, _Struct(twin, cls, info.name, info.encode_name, child, raw_field)
 
 
 def _walker_field(cls: Any, wire: str) -> Any:
@@ -315,61 +376,59 @@ def _twin_hook(tp: type[Any], obj: Any) -> Any:
 def _finish(value: Any, node: _Node, path: str, depth: int, repairs: list[Repair] | None) -> Any:
     """`value`, decoded with a twin, as its own types: twin structs become their own class
     and each property read raw is converted by the walker."""
-    kind = node[0]
-    if kind == "struct":
-        _, twin, cls, attr, wire, child, raw_field, extra = node
-        if type(value) is not twin:
-            return value
-        if child is not None:
-            held = getattr(value, attr)
-            new = _finish(held, child, f"{path}.{wire}", depth + 1, repairs)
-            if new is not held:
-                setattr(value, attr, new)
-        elif raw_field is not None:
-            raw = getattr(value, attr)
-            if raw is not UNSET:
-                converted = WALKER.field_value(
-                    msgspec.json.decode(raw), raw_field, f"{path}.{wire}", depth + 1, repairs
-                )
-                setattr(value, attr, UNSET if converted is MISS else converted)
-        if extra is None:
-            value.__class__ = cls
-            return value
-        values = {name: getattr(value, name) for name in cls.__struct_fields__}
-        kept = getattr(value, extra[0])
-        return WALKER.leaves.build(cls, values, None if kept is UNSET else {extra[1]: kept})
-    if kind == "list":
+    kind = type(node)
+    if kind is _Members:
+        assert isinstance(node, _Members)
+        member = node.structs.get(type(value))
+        if member is not None:
+            return _struct(value, member, path, depth, repairs)
+        other = node.other
+        if other is not None and type(value) is (list if type(other) is _Items else dict):
+            return _finish(value, other, path, depth, repairs)
+        return value
+    if kind is _Struct:
+        assert isinstance(node, _Struct)
+        if type(value) is node.twin:
+            return _struct(value, node, path, depth, repairs)
+    elif kind is _Items:
+        assert isinstance(node, _Items)
         if type(value) is list:
-            child = node[1]
             for i, item in enumerate(value):
-                new = _finish(item, child, f"{path}[{i}]", depth + 1, repairs)
+                new = _finish(item, node.child, f"{path}[{i}]", depth + 1, repairs)
                 if new is not item:
                     value[i] = new
-        return value
-    if kind == "map":
+    elif kind is _Values:
+        assert isinstance(node, _Values)
         if type(value) is dict:
-            child = node[1]
             for key, item in value.items():
-                new = _finish(item, child, f"{path}.{key}", depth + 1, repairs)
+                new = _finish(item, node.child, f"{path}.{key}", depth + 1, repairs)
                 if new is not item:
                     value[key] = new
-        return value
-    if kind == "union":
-        for member in node[1]:
-            if _holds(value, member):
-                return _finish(value, member, path, depth, repairs)
-        return value
     return value
 
 
-def _holds(value: Any, node: _Node) -> bool:
-    kind = node[0]
-    if kind == "struct":
-        return type(value) is node[1]
-    if kind == "list":
-        return type(value) is list
-    if kind == "map":
-        return type(value) is dict
-    if kind == "union":
-        return any(_holds(value, n) for n in node[1])
-    return False
+def _struct(value: Any, node: _Struct, path: str, depth: int, repairs: list[Repair] | None) -> Any:
+    attr = node.attr
+    if attr is not None:
+        held = getattr(value, attr)
+        if node.raw is not None:
+            if held is not UNSET:
+                setattr(value, attr, _read_raw(held, node, f"{path}.{node.wire}", depth, repairs))
+        elif node.child is not None:
+            new = _finish(held, node.child, f"{path}.{node.wire}", depth + 1, repairs)
+            if new is not held:
+                setattr(value, attr, new)
+    cls = node.cls
+    extra = node.extra
+    if extra is None:
+        value.__class__ = cls
+        return value
+    values = {name: getattr(value, name) for name in cls.__struct_fields__}
+    kept = getattr(value, extra[0])
+    return WALKER.leaves.build(cls, values, None if kept is UNSET else {extra[1]: kept})
+
+
+def _read_raw(held: Any, node: _Struct, path: str, depth: int, repairs: list[Repair] | None) -> Any:
+    """The value of a property the twin read raw, as the walker converts it."""
+    converted = WALKER.field_value(msgspec.json.decode(held), node.raw, path, depth, repairs)
+    return UNSET if converted is MISS else converted
