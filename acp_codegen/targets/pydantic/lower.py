@@ -15,7 +15,6 @@ from __future__ import annotations
 from functools import cache
 
 from ... import ir, naming
-from ...errors import SchemaError
 from ...limits import int_bounds
 from ...lowering import BASE_TYPES, Lowering
 from ...views import AliasView, FieldView, StructView, View
@@ -25,7 +24,11 @@ from ...views import AliasView, FieldView, StructView, View
 def model_reserved_names() -> frozenset[str]:
     """Attribute names a model field must not take: everything `pydantic.BaseModel` defines.
 
-    Read from pydantic itself, so the list follows the installed version.
+    Read from the installed pydantic. Attributes never start with an underscore, so what
+    counts are the public names: pydantic's own ``model_*`` namespace and the deprecated
+    v1 methods (``json``, ``copy``, ``schema``, ...). A release that adds a ``model_*``
+    method moves a property of that name on that release only; no published ACP schema
+    has a property on either list (tests/test_pydantic_target.py checks the corpus).
     """
     import pydantic
 
@@ -104,37 +107,43 @@ class PydanticLowering(Lowering):
         return f"{int_branch} | {float_branch}"
 
     def struct(self, node: ir.Struct) -> StructView:
-        fields = [self.field(f) for f in node.fields]
-        pointers = [f.pointer for f in node.fields]
-        if node.tag:
+        attrs, tag_attr = self.attributes(node)
+        fields = [self.field(f, a) for f, a in zip(node.fields, attrs, strict=True)]
+        if node.tag and tag_attr:
             value = repr(node.tag.value)
             tag = FieldView(
-                self.attribute(naming.attribute(node.tag.field)),
+                tag_attr,
                 f"typing.Literal[{value}]",
                 self.use("pydantic", f"pydantic.Field({value}, alias={node.tag.field!r})"),
                 "",
             )
             fields.insert(0, tag)
-            pointers.insert(0, node.pointer)
-        seen: dict[str, str] = {}
-        for view, pointer in zip(fields, pointers, strict=True):
-            if view.attr in seen:
-                raise SchemaError(
-                    f"{seen[view.attr]} and {pointer} both map to attribute {view.attr!r} "
-                    "of a pydantic model",
-                    pointer,
-                    self.module.source,
-                )
-            seen[view.attr] = pointer
+        assert len({f.attr for f in fields}) == len(fields), "attributes are distinct"
         base = "_rt.OpenModel" if self.keep_unknown_fields else "_rt.Model"
         return StructView(node.name, node.doc, base, tuple(fields))
 
-    def attribute(self, attr: str) -> str:
-        """`attr`, moved off a name `pydantic.BaseModel` defines by a trailing underscore."""
-        return attr + "_" if attr in model_reserved_names() else attr
+    def attributes(self, node: ir.Struct) -> tuple[list[str], str | None]:
+        """The attribute of each field, then of the tag (None without one), all distinct.
 
-    def field(self, field: ir.Field) -> FieldView:
-        attr = self.attribute(field.attr)
+        A field keeps the attribute every target gives it unless `pydantic.BaseModel`
+        defines that name. A name moved off one, and the tag's attribute (which only this
+        target has: a field keeps its name when the two meet), take the first of
+        ``name``, ``name_``, ``name__``, ... that neither the model nor `BaseModel` holds.
+        So no schema the other targets accept is refused here.
+        """
+        reserved = model_reserved_names()
+        taken = {f.attr for f in node.fields if f.attr not in reserved}
+
+        def free(name: str) -> str:
+            while name in reserved or name in taken:
+                name += "_"
+            taken.add(name)
+            return name
+
+        attrs = [f.attr if f.attr not in reserved else free(f.attr) for f in node.fields]
+        return attrs, free(naming.attribute(node.tag.field)) if node.tag else None
+
+    def field(self, field: ir.Field, attr: str) -> FieldView:
         annotation = self.expr(field.type)
         metas = []
         if field.default_on_error:
