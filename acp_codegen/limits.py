@@ -6,8 +6,8 @@ a length of ``-1`` or ``1.5``, an enum value beyond int64, an annotation value
 beyond 64 bits) is a `SchemaError` at its pointer instead of a package that
 fails on first import or decode. Floats that overflowed to infinity are refused
 earlier, by `load`, wherever they appear. The limits are the ones msgspec sets;
-pydantic holds every value inside them, so a schema accepted for one target is
-accepted for the other.
+pydantic and the stdlib target hold every value inside them, so a schema accepted for
+one target is accepted for every other.
 
 The walk is iterative and visits only keywords that hold subschemas, like
 `load.iter_refs`; data keywords (``default``, ``x-acp-*``) are checked as data.
