@@ -95,6 +95,11 @@ class Target:
     #: one: `naming.GENERATED_MODULES` reads this keyword from the folder's source, so
     #: write it as a literal tuple.
     modules: tuple[str, ...] = ()
+    #: Public attributes the library's model base class defines (for pydantic, `BaseModel`'s
+    #: methods): `naming.MODEL_ATTRIBUTES` reads this keyword from the folder's source, like
+    #: `modules`, and moves a field of that name on every target, so write a literal tuple.
+    #: tests/test_naming.py checks it against the installed library.
+    model_attributes: tuple[str, ...] = ()
     #: ``_rt.<name>``s this target's own templates and lowering use beyond `RUNTIME_CONTRACT`.
     runtime_extras: tuple[str, ...] = ()
 

@@ -23,7 +23,6 @@ from click.testing import CliRunner
 from acp_codegen import naming
 from acp_codegen.cli import main
 from acp_codegen.targets import TARGETS
-from acp_codegen.targets.pydantic.lower import model_reserved_names
 from tests import corpus
 from tests.conftest import OWN_SCHEMA, GenerateFn
 
@@ -155,16 +154,19 @@ def _one_variant_schema() -> dict[str, Any]:
     }
 
 
+@pytest.mark.parametrize("target", TARGETS)
 def test_field_names_pydantic_reserves_get_an_underscore(
-    tmp_path: Path, make_package: GenerateFn
+    target: str, tmp_path: Path, make_package: GenerateFn
 ) -> None:
+    """On every target alike (`naming.MODEL_ATTRIBUTES`), so code reads the same attribute
+    whichever target generated the package."""
     schema = _one_variant_schema()
     schema["$defs"]["Update"]["oneOf"][0]["properties"].update(
         {name: {"type": "string"} for name in ("schema", "copy", "model_dump")}
     )
     path = tmp_path / "reserved.json"
     path.write_text(json.dumps(schema))
-    pkg = make_package(path, "pyd_reserved", target="pydantic")
+    pkg = make_package(path, "base_model_names", target=target)
     obj = pkg.decode_update(b'{"kind":"ping","schema":"s","copy":"c","model_dump":"d"}')
     assert (obj.schema_, obj.copy_, obj.model_dump_) == ("s", "c", "d")
     assert json.loads(pkg.encode(obj)) == {
@@ -196,8 +198,8 @@ def test_tag_and_field_on_one_attribute_both_keep_their_wire_names(
 
 
 def test_a_moved_name_that_is_taken_moves_on(tmp_path: Path, make_package: GenerateFn) -> None:
-    """``schema`` is a `BaseModel` method, so the field moves to ``schema_``; the tag, also
-    ``schema``, finds both taken and takes ``schema__``: chosen, never refused."""
+    """``schema`` is a `BaseModel` method, so the field is ``schema_`` (on every target); the
+    pydantic tag attribute, also ``schema_``, finds it taken and takes ``schema__``."""
     schema = _one_variant_schema()
     variant = schema["$defs"]["Update"]["oneOf"][0]
     variant["required"] = ["schema"]
@@ -229,19 +231,18 @@ def _property_names(node: Any) -> set[str]:
 
 
 def test_no_published_property_is_moved_off_a_base_model_name() -> None:
-    """The pydantic target reads `BaseModel`'s names from the installed pydantic, so a
-    release that adds one could move an attribute. None of the published schemas has a
-    property on that list: their attributes are the same on every target and release."""
+    """Moving names `BaseModel` defines onto every target (`naming.MODEL_ATTRIBUTES`)
+    renames no attribute of a published schema on any target."""
     corpus.require()
-    reserved = model_reserved_names()
     moved = {
         (revision.file, wire)
         for revision in corpus.schemas()
         for wire in _property_names(json.loads(revision.path.read_text(encoding="utf-8")))
-        if naming.attribute(wire) in reserved
+        if naming.attribute(wire).removesuffix("_") in naming.MODEL_ATTRIBUTES
     }
     assert not moved
     assert len(corpus.schemas()) > 100
+    assert "model_id" not in naming.MODEL_ATTRIBUTES  # modelId is published
 
 
 def test_cli_target_option(tmp_path: Path) -> None:

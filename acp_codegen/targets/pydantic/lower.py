@@ -12,27 +12,10 @@ shared lowering; the runtime supplies ``_rt.tagged_union`` for them.
 
 from __future__ import annotations
 
-from functools import cache
-
 from ... import ir, naming
 from ...limits import int_bounds
 from ...lowering import BASE_TYPES, Lowering
 from ...views import AliasView, FieldView, StructView, View
-
-
-@cache
-def model_reserved_names() -> frozenset[str]:
-    """Attribute names a model field must not take: everything `pydantic.BaseModel` defines.
-
-    Read from the installed pydantic. Attributes never start with an underscore, so what
-    counts are the public names: pydantic's own ``model_*`` namespace and the deprecated
-    v1 methods (``json``, ``copy``, ``schema``, ...). A release that adds a ``model_*``
-    method moves a property of that name on that release only; no published ACP schema
-    has a property on either list (tests/test_pydantic_target.py checks the corpus).
-    """
-    import pydantic
-
-    return frozenset(name for name in dir(pydantic.BaseModel) if not name.startswith("__"))
 
 
 class PydanticLowering(Lowering):
@@ -107,43 +90,36 @@ class PydanticLowering(Lowering):
         return f"{int_branch} | {float_branch}"
 
     def struct(self, node: ir.Struct) -> StructView:
-        attrs, tag_attr = self.attributes(node)
-        fields = [self.field(f, a) for f, a in zip(node.fields, attrs, strict=True)]
-        if node.tag and tag_attr:
+        fields = [self.field(f) for f in node.fields]
+        if node.tag:
             value = repr(node.tag.value)
             tag = FieldView(
-                tag_attr,
+                self.tag_attribute(node),
                 f"typing.Literal[{value}]",
                 self.use("pydantic", f"pydantic.Field({value}, alias={node.tag.field!r})"),
                 "",
             )
             fields.insert(0, tag)
-        assert len({f.attr for f in fields}) == len(fields), "attributes are distinct"
         base = "_rt.OpenModel" if self.keep_unknown_fields else "_rt.Model"
         return StructView(node.name, node.doc, base, tuple(fields))
 
-    def attributes(self, node: ir.Struct) -> tuple[list[str], str | None]:
-        """The attribute of each field, then of the tag (None without one), all distinct.
+    def tag_attribute(self, node: ir.Struct) -> str:
+        """The attribute of a tagged variant's tag, which only this target spells as one.
 
-        A field keeps the attribute every target gives it unless `pydantic.BaseModel`
-        defines that name. A name moved off one, and the tag's attribute (which only this
-        target has: a field keeps its name when the two meet), take the first of
-        ``name``, ``name_``, ``name__``, ... that neither the model nor `BaseModel` holds.
-        So no schema the other targets accept is refused here.
+        The fields keep the attributes every target gives them (`naming.attribute`, which
+        already moves names `pydantic.BaseModel` defines), and the tag takes the first of
+        ``name``, ``name_``, ``name__``, ... that no field holds. So a property that meets
+        the tag's attribute (``Kind`` beside a ``kind`` tag) is no reason to refuse a schema
+        the other targets accept.
         """
-        reserved = model_reserved_names()
-        taken = {f.attr for f in node.fields if f.attr not in reserved}
+        assert node.tag is not None
+        taken = {f.attr for f in node.fields}
+        name = naming.attribute(node.tag.field)
+        while name in taken:
+            name += "_"
+        return name
 
-        def free(name: str) -> str:
-            while name in reserved or name in taken:
-                name += "_"
-            taken.add(name)
-            return name
-
-        attrs = [f.attr if f.attr not in reserved else free(f.attr) for f in node.fields]
-        return attrs, free(naming.attribute(node.tag.field)) if node.tag else None
-
-    def field(self, field: ir.Field, attr: str) -> FieldView:
+    def field(self, field: ir.Field) -> FieldView:
         annotation = self.expr(field.type)
         metas = []
         if field.default_on_error:
@@ -154,7 +130,7 @@ class PydanticLowering(Lowering):
             annotation += " | _rt.UNSET"
         if metas:
             annotation = f"typing.Annotated[{annotation}, {', '.join(metas)}]"
-        alias = f"alias={field.wire!r}" if attr != field.wire else ""
+        alias = f"alias={field.wire!r}" if field.attr != field.wire else ""
         if field.required:
             default = self.use("pydantic", f"pydantic.Field({alias})") if alias else None
         else:
@@ -163,7 +139,7 @@ class PydanticLowering(Lowering):
                 if alias
                 else "_rt.UNSET"
             )
-        return FieldView(attr, annotation, default, self.field_doc(field))
+        return FieldView(field.attr, annotation, default, self.field_doc(field))
 
 
 def lower(module: ir.Module, keep_unknown_fields: bool = True) -> View:
