@@ -54,7 +54,7 @@ ROWS = [
     Row(
         "wire-name-with-a-quote",
         with_defs(A={"type": "object", "properties": {'say "hi"': {}}}),
-        "/$defs/A/properties/say \"hi\": property name 'say \"hi\"' holds a quote, backslash or "
+        '/$defs/A/properties/say "hi": property name \'say "hi"\' holds a quote, backslash or '
         "control character, which the msgspec target cannot use as a wire name, so no target "
         "accepts it",
     ),
