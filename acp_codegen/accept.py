@@ -6,9 +6,13 @@
 reads the annotations into a `semantics.ReducerSpec` (the only place they are
 read) and makes the refusals every target shares (`lowering.check`). ``generate``,
 ``check``, ``inspect`` and ``diff`` all go through it, so a schema one command
-refuses is refused by all. What is left to a target is only what its library
-cannot spell (a wire name msgspec cannot rename to, a chain deeper than pydantic
-recurses), and those refusals name the target.
+refuses is refused by all.
+
+Nor does acceptance depend on the target: what one registered target's library cannot
+build is refused here for all of them (`limits.check_model_chains` with the smallest
+chain limit any target declares, `limits.check_wire_names` with every target's wire-name
+restriction), and the line names the target whose library sets the limit. A lowering
+refuses nothing.
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import build, ir, load, lowering, opening, overlay, semantics
+from . import build, ir, limits, load, lowering, opening, overlay, semantics
 from .errors import SchemaError
+from .targets import TARGETS
 
 
 @dataclass(frozen=True)
@@ -83,10 +88,13 @@ def load_annotated(path: Path, how: Annotations) -> load.LoadedSchema:
 
 
 def check(module: ir.Module) -> semantics.ReducerSpec | None:
-    """The checks after build, shared by every command: the reducer the annotations
-    describe, then the refusals every target shares."""
+    """The checks after build, shared by every command and every target: the reducer the
+    annotations describe, then the refusals every target shares, then what the most
+    limited registered library cannot build."""
     spec = semantics.reducer_spec(module)
     lowering.check(module)
+    limits.check_model_chains(module, limits.strictest_chain(TARGETS.values()))
+    limits.check_wire_names(module, TARGETS.values())
     return spec
 
 

@@ -6,23 +6,27 @@ a length of ``-1`` or ``1.5``, an enum value beyond int64, an annotation value
 beyond 64 bits) is a `SchemaError` at its pointer instead of a package that
 fails on first import or decode. Floats that overflowed to infinity are refused
 earlier, by `load`, wherever they appear. The limits are the ones msgspec sets;
-pydantic holds every value inside them, so a schema accepted for one target is
-accepted for the other.
+pydantic and the stdlib target hold every value inside them, so a schema accepted for
+one target is accepted for every other.
 
 The walk is iterative and visits only keywords that hold subschemas, like
 `load.iter_refs`; data keywords (``default``, ``x-acp-*``) are checked as data.
-`check_model_chains` runs later, on the IR, with the chosen target's limit on how
-deep definitions may name one another.
+`check_model_chains` and `check_wire_names` run later, on the IR, from `accept`: they hold
+every target to what the most limited registered library can build (how deep definitions
+may name one another, which characters a wire name may hold), so that whether a schema is
+accepted never depends on the target.
 """
 
 from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 from . import ir
 from .errors import SchemaError, join_pointer
+from .target import Target
 
 #: msgspec keeps integer bounds, ``Literal`` values and enum values within int64.
 INT64 = (-(2**63), 2**63 - 1)
@@ -150,13 +154,37 @@ def _data(value: Any, pointer: str, source: str) -> None:
                 )
 
 
-# -- chains of definitions (on the IR, per target) -------------------------------------------
+# -- what every registered library can build (on the IR, for every target) -------------------
 
 # Model libraries build a class's decoder by recursing into every class its fields name, so
 # a long enough chain of definitions exhausts Python's recursion limit in the generated
 # package (measured at the default limit of 1000: pydantic fails near 70 plain levels,
 # msgspec near 1000). Each target states its limit (`target.Target.max_model_chain`:
-# msgspec 256, pydantic 32); longer chains are refused; the published schemas reach 11.
+# msgspec 256, pydantic 32); a chain longer than the smallest is refused on every target;
+# the published schemas reach 11.
+
+
+def strictest_chain(targets: Iterable[Target]) -> Target:
+    """The target whose library builds the shortest chains (the first by name on a tie)."""
+    return min(targets, key=lambda t: (t.max_model_chain, t.name))
+
+
+def check_wire_names(module: ir.Module, targets: Iterable[Target]) -> None:
+    """Refuse a property whose wire name holds characters some target's library cannot
+    hold in a field's wire name (`target.Target.wire_names`), on every target."""
+    rules = sorted((t.name, t.wire_names) for t in targets if t.wire_names is not None)
+    for node in module.defs:
+        if not isinstance(node, ir.Struct):
+            continue
+        for field in node.fields:
+            for name, rule in rules:
+                if rule.refuses(field.wire):
+                    raise SchemaError(
+                        f"property name {field.wire!r} holds {rule.what}, which the {name} "
+                        "target cannot use as a wire name, so no target accepts it",
+                        field.pointer,
+                        module.source,
+                    )
 
 
 def _names(expr: ir.TypeExpr) -> list[str]:
@@ -188,12 +216,14 @@ def _edges(node: ir.Def) -> list[str]:
     return []
 
 
-def check_model_chains(module: ir.Module, target: str, limit: int) -> None:
-    """Refuse definitions that name one another more levels deep than `target` builds.
+def check_model_chains(module: ir.Module, target: Target) -> None:
+    """Refuse definitions that name one another more levels deep than `target` builds
+    (`strictest_chain` picks the target whose limit every target is held to).
 
     An iterative depth-first walk; a reference back into the walk (a recursive type)
     counts as nothing, since pydantic builds those through named references.
     """
+    limit = target.max_model_chain
     edges = {d.name: [n for n in _edges(d) if module.find(n)] for d in module.defs}
     depth: dict[str, int] = {}
     for root in sorted(edges):
@@ -216,7 +246,8 @@ def check_model_chains(module: ir.Module, target: str, limit: int) -> None:
             if depth[name] > limit:
                 raise SchemaError(
                     f"definitions name one another more than {limit} levels deep from here, "
-                    f"which the {target} target cannot build (it recurses once per level)",
+                    f"which the {target.name} target cannot build (its library recurses once "
+                    "per level), so no target accepts it",
                     module.get(name).pointer,
                     module.source,
                 )

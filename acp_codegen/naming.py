@@ -4,8 +4,10 @@ Every function here is pure and total over strings; the build stage calls them
 and stores the results in the IR so templates never compute a name. Nothing is
 looked up in a hand-kept table: names come from def names, tag values, property
 wire names and enum values by fixed rules, and the only word lists are the ones
-Python itself publishes (`keyword.kwlist`, `dir(builtins)`) and the names a
-generated package binds itself (its imports and public API).
+Python itself publishes (`keyword.kwlist`, `dir(builtins)`), the names a
+generated package binds itself (its imports and public API) and the attributes the
+model base classes it derives from define, as each target's folder declares them
+(tests check each declaration against the library).
 """
 
 from __future__ import annotations
@@ -26,25 +28,37 @@ _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+
 _NON_IDENT = re.compile(r"[^0-9A-Za-z_]")
 
 
-def target_modules(folder: Path = Path(__file__).parent / "targets") -> frozenset[str]:
-    """The library modules every target's generated code imports, as each target's folder
-    declares them (``Target(..., modules=(...))`` in its ``__init__.py``).
+_TARGETS = Path(__file__).parent / "targets"
+
+
+def declared(keyword: str, folder: Path = _TARGETS) -> frozenset[str]:
+    """The names every target's folder declares under `keyword` (``Target(..., keyword=(...))``
+    in its ``__init__.py``, a literal tuple).
 
     Read from the source text, not imported: the targets import this module, and the
-    names must be known before any target is built.
+    names must be known before any target is built (and whether or not the target's
+    library is installed, so that no name depends on it).
     """
     found: set[str] = set()
     for init in sorted(folder.glob("*/__init__.py")):
         for node in ast.walk(ast.parse(init.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.keyword) and node.arg == "modules":
+            if isinstance(node, ast.keyword) and node.arg == keyword:
                 found.update(ast.literal_eval(node.value))
     return frozenset(found)
+
+
+def target_modules(folder: Path = _TARGETS) -> frozenset[str]:
+    """The library modules every target's generated code imports (`target.Target.modules`)."""
+    return declared("modules", folder)
 
 
 #: Modules the generated files import by name (the templates' own, then every target's);
 #: a class or a struct attribute with one of these names would shadow the module for the
 #: code after it.
 GENERATED_MODULES = frozenset({"enum", "typing", "typing_extensions"}) | target_modules()
+#: Attributes some target's model base class defines (`target.Target.model_attributes`): a
+#: field named like one would hide it, so it moves off the name on every target alike.
+MODEL_ATTRIBUTES = declared("model_attributes")
 # The generated package's API besides its model classes and variant tables, by module.
 # `package_view` is the one place that turns these into imports and ``__all__`` lists,
 # and the templates spell every one of them through `API` (``{{ api.decode }}``).
@@ -137,15 +151,19 @@ def attribute(wire_name: str) -> str:
 
     ``_meta`` -> ``meta``; a keyword gets a trailing underscore (``from`` ->
     ``from_``); characters that cannot appear in an identifier split words; a
-    name that would start with a digit gets a ``field_`` prefix; so does a module name
-    the class body uses (``msgspec`` -> ``msgspec_``).
+    name that would start with a digit gets a ``field_`` prefix. A module name the
+    class body uses (``msgspec`` -> ``msgspec_``) and an attribute a model base class
+    defines (``json`` -> ``json_``, for pydantic's `BaseModel`) get the underscore too,
+    on every target, so an attribute is spelled the same whatever the target.
     """
     name = snake(_NON_IDENT.sub(" ", folded(wire_name)))
     if not name:
         name = "field"
     if name[0].isdigit():
         name = "field_" + name
-    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in GENERATED_MODULES:
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name):
+        name += "_"
+    elif name in GENERATED_MODULES or name in MODEL_ATTRIBUTES:
         name += "_"
     return name
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from . import (
     accept,
-    limits,
     naming,
     provenance,
     render,
@@ -152,7 +151,6 @@ def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
     require(job.formatter)
     accepted = accept.accept(job.schema, job.roots, job.take_all, job.annotations())
     module = accepted.module
-    limits.check_model_chains(module, target.name, target.max_model_chain)
     view = target.lower(module, job.keep_unknown_fields)
     options = job.options()
     record = render.Provenance(

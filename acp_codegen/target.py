@@ -14,6 +14,7 @@ convention, so adding a target touches no list here:
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -56,6 +57,23 @@ STATE_RUNTIME = ("_state.py", "_handlers.py")
 
 
 @dataclass(frozen=True)
+class WireNames:
+    """Characters a target's library cannot hold in a property's wire name.
+
+    A target declares them; `accept` refuses such a name on every target, so that
+    every target accepts the same schemas.
+    """
+
+    #: A regular expression matching any one of those characters.
+    chars: str
+    #: The characters in words, for the error line (``a quote or a backslash``).
+    what: str
+
+    def refuses(self, wire: str) -> bool:
+        return re.search(self.chars, wire) is not None
+
+
+@dataclass(frozen=True)
 class Target:
     """One model library the generator can write for."""
 
@@ -67,12 +85,21 @@ class Target:
     #: A library the generator itself imports for this target, and the extra that installs it.
     requires: tuple[str, str] | None = None
     #: How many levels deep definitions may name one another: the library builds a model
-    #: type by recursing once per level (the one target-specific refusal; see `limits`).
+    #: type by recursing once per level. `accept` refuses, on every target, a chain deeper
+    #: than the smallest limit any registered target declares (see `limits`).
     max_model_chain: int = 256
+    #: Characters the library cannot hold in a property's wire name; `accept` refuses such
+    #: a name on every target.
+    wire_names: WireNames | None = None
     #: Modules its generated code imports by name, so that no class or attribute shadows
     #: one: `naming.GENERATED_MODULES` reads this keyword from the folder's source, so
     #: write it as a literal tuple.
     modules: tuple[str, ...] = ()
+    #: Public attributes the library's model base class defines (for pydantic, `BaseModel`'s
+    #: methods): `naming.MODEL_ATTRIBUTES` reads this keyword from the folder's source, like
+    #: `modules`, and moves a field of that name on every target, so write a literal tuple.
+    #: tests/test_naming.py checks it against the installed library.
+    model_attributes: tuple[str, ...] = ()
     #: ``_rt.<name>``s this target's own templates and lowering use beyond `RUNTIME_CONTRACT`.
     runtime_extras: tuple[str, ...] = ()
 

@@ -28,6 +28,7 @@ import pytest
 from click.testing import CliRunner
 
 from acp_codegen.cli import main
+from acp_codegen.limits import strictest_chain
 from acp_codegen.load import MAX_SCHEMA_BYTES
 from acp_codegen.targets import TARGETS as REGISTRY
 from tests.hostile_cases import (
@@ -47,9 +48,12 @@ from tests.hostile_cases import (
     with_defs,
 )
 
-#: Every row runs on every target.
+#: Every row runs on every target, and every target refuses every row of `REFUSED`.
 TARGETS = tuple(REGISTRY)
-PYDANTIC_CHAIN = REGISTRY["pydantic"].max_model_chain
+#: The target whose library builds the shortest chain of definitions; every target
+#: accepts chains up to its limit and refuses longer ones.
+SHORTEST = strictest_chain(REGISTRY.values())
+CHAIN_LIMIT = SHORTEST.max_model_chain
 
 Content = bytes | Callable[[Path], None]
 
@@ -61,8 +65,6 @@ class Refused:
     message: str
     #: JSON pointer expected after ``#``; None when the row does not pin it.
     pointer: str | None = None
-    #: The targets that refuse it (the others generate it: see `GENERATED_ELSEWHERE`).
-    targets: tuple[str, ...] = TARGETS
 
 
 def _json(doc: Any) -> bytes:
@@ -234,8 +236,15 @@ ISSUE14_REFUSED = [
     Refused(
         "ref-chain-of-200-definitions",
         _json(ref_chain_document()),
-        f"more than {PYDANTIC_CHAIN} levels deep from here, which the pydantic",
-        targets=("pydantic",),
+        f"more than {CHAIN_LIMIT} levels deep from here, which the {SHORTEST.name} target",
+    ),
+    Refused(
+        "ref-chain-one-past-the-shortest-limit",
+        _json(ref_chain_document(CHAIN_LIMIT)),
+        f"definitions name one another more than {CHAIN_LIMIT} levels deep from here, "
+        f"which the {SHORTEST.name} target cannot build (its library recurses once per "
+        "level), so no target accepts it",
+        "/$defs/D0",
     ),
     Refused(
         "ref-chain-of-300-definitions",
@@ -335,11 +344,22 @@ REFUSED = [
         "/$defs/foo-bar",
     ),
     Refused(
-        "property-name-msgspec-cannot-rename",
+        "property-name-with-a-quote",
         _defs(A={"type": "object", "properties": {'say "hi"': {}}}),
-        "holds a quote, backslash or control character",
+        "property name 'say \"hi\"' holds a quote, backslash or control character, which "
+        "the msgspec target cannot use as a wire name, so no target accepts it",
         '/$defs/A/properties/say "hi"',
-        targets=("msgspec",),
+    ),
+    Refused(
+        "property-name-with-a-backslash",
+        _defs(A={"type": "object", "properties": {"a\\b": {}}}),
+        "holds a quote, backslash or control character, which the msgspec target",
+        "/$defs/A/properties/a\\b",
+    ),
+    Refused(
+        "property-name-with-a-newline",
+        _defs(A={"type": "object", "properties": {"a\nb": {}}}),
+        "property name 'a\\nb' holds a quote, backslash or control character",
     ),
     Refused(
         "lone-surrogate",
@@ -410,7 +430,7 @@ def _args(
 
 @pytest.mark.parametrize(
     ("case", "target"),
-    [pytest.param(c, t, id=f"{c.id}-{t}") for c in REFUSED for t in c.targets],
+    [pytest.param(c, t, id=f"{c.id}-{t}") for c in REFUSED for t in TARGETS],
 )
 def test_refused_with_one_line_and_nothing_written(
     case: Refused, target: str, previous_output: Path, tmp_path: Path
@@ -483,30 +503,19 @@ class Generated:
     targets: tuple[str, ...] = TARGETS
 
 
-def _quoted_property(m: ModuleType) -> None:
-    assert decode_round_trip(m, m.A, {'say "hi"': 1}).say_hi == 1
-
-
 def _generated() -> list[Generated]:
     rows = [Generated(*row) for row in [*generated_cases(), *issue14_cases()]]
     no_unions = Generated("no-unions-no-methods", NO_UNIONS, no_unions_no_methods, ("--root", "A"))
-    # pydantic takes any alias; msgspec refuses this wire name (a row of REFUSED).
-    quoted = with_defs(A={"type": "object", "properties": {'say "hi"': {}}})
-    elsewhere = Generated("property-name-msgspec-cannot-rename", quoted, _quoted_property)
-    # msgspec builds a chain of any length; pydantic recurses per level (a REFUSED row).
-    chain = Generated("ref-chain-of-200-definitions", ref_chain_document(), long_ref_chain(CHAIN))
-    limit = PYDANTIC_CHAIN - 1
+    # The longest chain every target builds: D0 names D1 ... names the object at the end,
+    # `CHAIN_LIMIT` levels (a REFUSED row holds one more).
+    limit = CHAIN_LIMIT - 1
     at_limit = Generated(
-        f"ref-chain-of-{limit}-definitions", ref_chain_document(limit), long_ref_chain(limit)
+        f"ref-chain-at-the-shortest-limit-{CHAIN_LIMIT}",
+        ref_chain_document(limit),
+        long_ref_chain(limit),
     )
     rows = [replace(r, targets=PYDANTIC_DEFECTS.get(r.id, TARGETS)) for r in rows]
-    return [
-        *rows,
-        no_unions,
-        replace(elsewhere, targets=tuple(t for t in TARGETS if t != "msgspec")),
-        replace(chain, targets=tuple(t for t in TARGETS if t != "pydantic")),
-        at_limit,
-    ]
+    return [*rows, no_unions, at_limit]
 
 
 #: Rows that predate issue 14 and that the pydantic target gets wrong; found when the table
@@ -517,16 +526,6 @@ PYDANTIC_DEFECTS = {
     "definitions-named-like-the-package-api": ("msgspec", "dataclasses"),
     "ambiguous-untagged-union": ("msgspec", "dataclasses"),
 }
-
-
-#: Which targets generate each refused row that some target refuses.
-GENERATED_ELSEWHERE = {c.id: set(TARGETS) - set(c.targets) for c in REFUSED if c.targets != TARGETS}
-
-
-def test_every_case_has_an_outcome_on_every_target() -> None:
-    generated = {(g.id, t) for g in _generated() for t in g.targets}
-    for case_id, targets in GENERATED_ELSEWHERE.items():
-        assert {(case_id, t) for t in targets} <= generated, case_id
 
 
 @pytest.mark.parametrize(
@@ -739,19 +738,27 @@ def test_overlay_from_a_device_stops_at_the_cap(tmp_path: Path) -> None:
 #: An OSC sequence (set the terminal title) and a CSI one, both as raw control bytes, plus
 #: the single-byte C1 CSI some terminals honour.
 OSC = "\x1b]0;owned\x07 \x1b[2J \x9b31m"
+#: What of it a property name may hold: no target takes a control character below U+0020
+#: in a wire name (a REFUSED row), so the schemas every command reads carry the full
+#: sequence in titles, descriptions and a definition's name, and `bad` in a property name.
+C1 = "\x9b31m"
 
 
-def _osc_documents(tmp_path: Path) -> tuple[Path, Path]:
+def _osc_documents(tmp_path: Path) -> tuple[Path, Path, Path]:
     old = base()
     old["title"] = f"ACP {OSC}"
     old["$defs"]["Plan"]["title"] = OSC
     old["$defs"]["Plan"]["description"] = f"plan {OSC}"
-    old["$defs"]["ContentChunk"]["properties"][f"x{OSC}"] = {"type": "string"}
+    old["$defs"]["ContentChunk"]["properties"][f"x{C1}"] = {"type": "string"}
+    old["$defs"][f"Extra{OSC}"] = {"type": "object", "properties": {"n": {"type": "integer"}}}
     new = copy.deepcopy(old)
-    new["$defs"]["Plan"]["properties"][f"y{OSC}"] = {"type": "string"}
+    new["$defs"]["Plan"]["properties"][f"y{C1}"] = {"type": "string"}
     new["$defs"]["Plan"]["description"] = f"changed {OSC}"
-    paths = (tmp_path / "old.json", tmp_path / "new.json")
-    for path, doc in zip(paths, (old, new), strict=True):
+    new["$defs"][f"Extra{OSC}"]["properties"][f"z{C1}"] = {"type": "string"}
+    bad = copy.deepcopy(old)
+    bad["$defs"]["ContentChunk"]["properties"][f"x{OSC}"] = {"type": "string"}
+    paths = (tmp_path / "old.json", tmp_path / "new.json", tmp_path / "bad.json")
+    for path, doc in zip(paths, (old, new, bad), strict=True):
         path.write_text(json.dumps(doc), encoding="utf-8")
     return paths
 
@@ -768,17 +775,20 @@ def _osc_documents(tmp_path: Path) -> tuple[Path, Path]:
         ["generate", "--schema", "{old}", "--out", "{out}", "--root", f"Plan{OSC}"],
         ["generate", "--schema", "{old}", "--out", "{out}", "--all", "--verbose"],
         ["check", "--schema", "{new}", "--out", "{out}", "--all"],
+        ["generate", "--schema", "{bad}", "--out", "{out}", "--all"],
+        ["inspect", "{bad}"],
+        ["diff", "{old}", "{bad}"],
     ],
     ids=lambda c: "-".join(p for p in c if not p.startswith("{"))[:40],
 )
 def test_schema_text_reaches_the_terminal_without_control_characters(
     command: list[str], tmp_path: Path
 ) -> None:
-    old, new = _osc_documents(tmp_path)
+    old, new, bad = _osc_documents(tmp_path)
     out = tmp_path / "pkg"
     if command[0] == "check":
         CliRunner().invoke(main, ["generate", "--schema", str(old), "--out", str(out), "--all"])
-    args = [a.format(old=old, new=new, out=out) for a in command]
+    args = [a.format(old=old, new=new, bad=bad, out=out) for a in command]
     result = subprocess.run(
         [sys.executable, "-m", "acp_codegen", *args],
         capture_output=True,
@@ -790,20 +800,16 @@ def test_schema_text_reaches_the_terminal_without_control_characters(
         assert b"\x1b" not in stream and "\x9b".encode() not in stream, stream[-300:]
         assert b"\x07" not in stream
     assert b"Traceback" not in result.stderr
+    if str(bad) in args:  # refused, and the line shows the name escaped
+        assert result.returncode == 2 and b"holds a quote, backslash" in result.stderr
     if "--json" in args or "json" in args:
         json.loads(result.stdout)  # still valid JSON after the escaping
 
 
-#: Refusals that do not depend on the target: every command must make them.
-#: Not among them: a chain of definitions deeper than a target's library can recurse
-#: (`Target.max_model_chain`), the one refusal that is the target's by design.
-SHARED_REFUSALS = [
-    c
-    for c in REFUSED
-    if set(c.targets) == set(TARGETS)
-    and isinstance(c.content, bytes)
-    and not c.message.startswith("definitions name one another")
-]
+#: Every refusal is every target's and every command's; these rows are the ones written as
+#: bytes (the others make a file by other means). tests/test_one_acceptance.py compares
+#: the lines themselves across commands and targets.
+SHARED_REFUSALS = [c for c in REFUSED if isinstance(c.content, bytes)]
 
 
 @pytest.mark.parametrize("command", ["inspect", "diff"])

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from acp_codegen import naming
+from tests.conftest import GenerateFn
 
 
 @pytest.mark.parametrize(
@@ -34,6 +35,9 @@ from acp_codegen import naming
         ("utf16Offset", "utf16_offset"),
         ("exitCode", "exit_code"),
         ("maxItems", "max_items"),
+        ("json", "json_"),
+        ("modelDump", "model_dump_"),
+        ("modelId", "model_id"),
     ],
 )
 def test_attribute(wire: str, attr: str) -> None:
@@ -257,3 +261,59 @@ def test_the_api_names_come_from_one_place(tmp_path: Path, monkeypatch: pytest.M
     files = pipeline.generate(pipeline.Job(schema, tmp_path / "p", "p"))
     assert "\ndef decode_json(" in files["codec.py"] and "\ndef decode(" not in files["codec.py"]
     assert "\ndef route(" in files["dispatch.py"]
+
+
+BASE_NAMES = {
+    "$defs": {
+        "A": {"type": "object", "properties": {"n": {"type": "integer"}}},
+    }
+}
+
+
+def test_each_target_declares_what_its_model_base_defines(
+    make_package: GenerateFn, target: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """`Target.model_attributes` lists exactly the public names a generated model inherits
+    (read from the installed library), and `naming` moves every one of them."""
+    import json
+
+    from acp_codegen.targets import TARGETS
+
+    schema = tmp_path_factory.mktemp("bases") / "s.json"
+    schema.write_text(json.dumps(BASE_NAMES), encoding="utf-8")
+    pkg = make_package(schema, "model_base_names", target=target, take_all=True)
+    inherited = {n for base in pkg.A.__mro__[1:] for n in dir(base) if not n.startswith("_")}
+    assert inherited == set(TARGETS[target].model_attributes)
+    assert inherited <= naming.MODEL_ATTRIBUTES
+    assert all(naming.attribute(n) == n + "_" for n in inherited)
+
+
+def test_model_attributes_are_read_from_each_folder(tmp_path: Path) -> None:
+    made_up = tmp_path / "mylib"
+    made_up.mkdir()
+    (made_up / "__init__.py").write_text(
+        'TARGET = Target("mylib", lower, model_attributes=("save", "load"))\n', encoding="utf-8"
+    )
+    assert naming.declared("model_attributes", tmp_path) == {"save", "load"}
+
+
+def test_reducer_reads_a_field_named_like_a_base_model_method(
+    make_package: GenerateFn, target: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The reducer's tables name attributes once for every target; on pydantic a field
+    spelled ``copy`` would have read `BaseModel.copy`, the bound method, into the entity."""
+    import json
+
+    from tests.conftest import OWN_SCHEMA
+
+    doc = json.loads(OWN_SCHEMA.read_text(encoding="utf-8"))
+    doc["$defs"]["ToolCallUpdate"]["properties"]["copy"] = {"type": ["string", "null"]}
+    schema = tmp_path_factory.mktemp("reducer") / "s.json"
+    schema.write_text(json.dumps(doc), encoding="utf-8")
+    pkg = make_package(schema, "reducer_base_model_names", target=target)
+    update = {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "copy": "hello"}
+    state = pkg.SessionState()
+    state.apply(pkg.decode_update(json.dumps(update)))
+    assert state.get("tool_call", "t1").copy_ == "hello"
+    state.apply(pkg.decode_update(json.dumps({**update, "copy": None})))
+    assert state.get("tool_call", "t1").copy_ is None

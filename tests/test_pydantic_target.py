@@ -20,9 +20,9 @@ import pydantic
 import pytest
 from click.testing import CliRunner
 
+from acp_codegen import naming
 from acp_codegen.cli import main
-from acp_codegen.errors import SchemaError
-from acp_codegen.pipeline import Job, generate
+from acp_codegen.targets import TARGETS
 from tests import corpus
 from tests.conftest import OWN_SCHEMA, GenerateFn
 
@@ -154,16 +154,19 @@ def _one_variant_schema() -> dict[str, Any]:
     }
 
 
+@pytest.mark.parametrize("target", TARGETS)
 def test_field_names_pydantic_reserves_get_an_underscore(
-    tmp_path: Path, make_package: GenerateFn
+    target: str, tmp_path: Path, make_package: GenerateFn
 ) -> None:
+    """On every target alike (`naming.MODEL_ATTRIBUTES`), so code reads the same attribute
+    whichever target generated the package."""
     schema = _one_variant_schema()
     schema["$defs"]["Update"]["oneOf"][0]["properties"].update(
         {name: {"type": "string"} for name in ("schema", "copy", "model_dump")}
     )
     path = tmp_path / "reserved.json"
     path.write_text(json.dumps(schema))
-    pkg = make_package(path, "pyd_reserved", target="pydantic")
+    pkg = make_package(path, "base_model_names", target=target)
     obj = pkg.decode_update(b'{"kind":"ping","schema":"s","copy":"c","model_dump":"d"}')
     assert (obj.schema_, obj.copy_, obj.model_dump_) == ("s", "c", "d")
     assert json.loads(pkg.encode(obj)) == {
@@ -174,16 +177,72 @@ def test_field_names_pydantic_reserves_get_an_underscore(
     }
 
 
-def test_tag_and_field_on_one_attribute_is_an_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize("target", TARGETS)
+def test_tag_and_field_on_one_attribute_both_keep_their_wire_names(
+    target: str, tmp_path: Path, make_package: GenerateFn
+) -> None:
+    """A property named like the tag once made the pydantic target refuse the schema (only
+    it spells the tag as an attribute). Now the field keeps the attribute every target
+    gives it and the pydantic tag attribute takes the next free name."""
     schema = _one_variant_schema()
     schema["$defs"]["Update"]["oneOf"][0]["properties"]["Kind"] = {"type": "string"}
     path = tmp_path / "clash.json"
     path.write_text(json.dumps(schema))
-    job = Job(path, tmp_path / "out", "out", target="pydantic")
-    with pytest.raises(SchemaError, match=r"attribute 'kind'") as info:
-        generate(job)
-    assert "/$defs/Update/oneOf/0" in str(info.value)
-    assert "/properties/Kind" in str(info.value)
+    pkg = make_package(path, "tag_meets_field", target=target)
+    raw = {"kind": "ping", "Kind": "field"}
+    obj = pkg.decode_update(json.dumps(raw).encode())
+    assert obj.kind == "field"
+    assert json.loads(pkg.encode(obj)) == raw
+    if target == "pydantic":
+        assert obj.kind_ == "ping"
+
+
+def test_a_moved_name_that_is_taken_moves_on(tmp_path: Path, make_package: GenerateFn) -> None:
+    """``schema`` is a `BaseModel` method, so the field is ``schema_`` (on every target); the
+    pydantic tag attribute, also ``schema_``, finds it taken and takes ``schema__``."""
+    schema = _one_variant_schema()
+    variant = schema["$defs"]["Update"]["oneOf"][0]
+    variant["required"] = ["schema"]
+    variant["properties"] = {
+        "schema": {"type": "string", "const": "ping"},
+        "Schema": {"type": "string"},
+    }
+    path = tmp_path / "moved.json"
+    path.write_text(json.dumps(schema))
+    pkg = make_package(path, "pyd_moved_taken", target="pydantic")
+    raw = {"schema": "ping", "Schema": "s"}
+    obj = pkg.decode_update(json.dumps(raw).encode())
+    assert (obj.schema_, obj.schema__) == ("s", "ping")
+    assert json.loads(pkg.encode(obj)) == raw
+
+
+def _property_names(node: Any) -> set[str]:
+    names: set[str] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if isinstance(item.get("properties"), dict):
+                names.update(item["properties"])
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return names
+
+
+def test_no_published_property_is_moved_off_a_base_model_name() -> None:
+    """Moving names `BaseModel` defines onto every target (`naming.MODEL_ATTRIBUTES`)
+    renames no attribute of a published schema on any target."""
+    corpus.require()
+    moved = {
+        (revision.file, wire)
+        for revision in corpus.schemas()
+        for wire in _property_names(json.loads(revision.path.read_text(encoding="utf-8")))
+        if naming.attribute(wire).removesuffix("_") in naming.MODEL_ATTRIBUTES
+    }
+    assert not moved
+    assert len(corpus.schemas()) > 100
+    assert "model_id" not in naming.MODEL_ATTRIBUTES  # modelId is published
 
 
 def test_cli_target_option(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ NUL, line separators, ...) around a statement that would set
 ``builtins.ACP_FUZZ_RAN``. Each schema must either generate a package whose
 files compile, whose import runs none of that text and whose docstrings hold
 the text as data, or (for property names msgspec cannot carry) be refused with
-one clean line.
+one clean line, the same line on every target.
 
 ``ACP_INJECTION_EXAMPLES`` sets the examples per test (default 25).
 """
@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from acp_codegen import emit
 from acp_codegen.errors import SchemaError, escape_pointer_token
 from acp_codegen.pipeline import Job, generate
+from acp_codegen.targets import TARGETS
 from tests.hostile_cases import SCHEMA_URI
 
 FLAG = "ACP_FUZZ_RAN"
@@ -38,7 +39,8 @@ FRAGMENTS = [
     PAYLOAD, f"\n{PAYLOAD}\n", f'"""\n{PAYLOAD}\n"""', f"'); {PAYLOAD} #",
 ]  # fmt: skip
 HOSTILE = st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=3), max_size=10).map("".join)
-#: Property names without what msgspec refuses in a wire name (quotes, backslashes, controls).
+#: Property names without what msgspec refuses in a wire name (quotes, backslashes, controls),
+#: which every target therefore refuses.
 SAFE_NAME = HOSTILE.map(lambda s: "".join(c for c in s if c not in '"\\' and ord(c) >= 0x20))
 EXAMPLES = int(os.environ.get("ACP_INJECTION_EXAMPLES", "25"))
 FUZZ = settings(
@@ -139,11 +141,20 @@ def test_hostile_text_stays_data(document: dict[str, Any], tmp_path: Path) -> No
 def test_unrepresentable_property_names_are_refused(
     document: dict[str, Any], tmp_path: Path
 ) -> None:
-    try:
-        _generate(document, tmp_path)
-    except SchemaError as exc:
-        line = str(exc)
-        assert "\n" not in line and "holds a quote, backslash or control character" in line
-    else:
-        raise AssertionError("a property name msgspec cannot rename to was accepted")
+    """Refused with one line, and with the same line whatever the target."""
+    import json
+
+    schema = tmp_path / f"refused_{next(_COUNTER)}.json"
+    schema.write_text(json.dumps(document), encoding="utf-8")
+    lines = set()
+    for target in TARGETS:
+        try:
+            generate(Job(schema, tmp_path / "pkg", "pkg", take_all=True, target=target))
+        except SchemaError as exc:
+            lines.add(str(exc))
+        else:
+            raise AssertionError(f"{target} accepted a name msgspec cannot rename to")
+    (line,) = lines
+    assert "\n" not in line and "holds a quote, backslash or control character" in line
     assert not hasattr(builtins, FLAG)
+    assert not (tmp_path / "pkg").exists()

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from ...target import Target
-from .lower import lower
+from .lower import WIRE_NAMES, lower
 
 TARGET = Target(
     "msgspec",
     lower,
     modules=("msgspec",),
+    wire_names=WIRE_NAMES,
     runtime_extras=(
         "EXTRAS_SEEN",
         "RawEnvelope",

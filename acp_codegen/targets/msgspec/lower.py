@@ -9,16 +9,15 @@ reads. msgspec allows one member per JSON kind in a native union (`kind`,
 
 from __future__ import annotations
 
-import re
-
 from ... import ir
-from ...errors import SchemaError
 from ...limits import int_bounds
 from ...lowering import BASE_TYPES, Lowering
+from ...target import WireNames
 from ...views import AliasView, FieldView, StructView, View
 
-#: Characters msgspec refuses in a renamed field's wire name.
-_UNRENAMABLE = re.compile(r'[\\"\x00-\x1f]')
+#: Characters msgspec refuses in a renamed field's wire name (``msgspec.field(name=...)``).
+#: `accept` refuses them on every target, before any lowering runs.
+WIRE_NAMES = WireNames(r'[\\"\x00-\x1f]', "a quote, backslash or control character")
 
 
 class MsgspecLowering(Lowering):
@@ -142,13 +141,7 @@ class MsgspecLowering(Lowering):
         if field.default_on_error:
             annotation = f"typing.Annotated[{annotation}, _rt.lenient({self.on_error(field)})]"
         name_arg = f", name={field.wire!r}" if field.attr != field.wire else ""
-        if name_arg and _UNRENAMABLE.search(field.wire):
-            raise SchemaError(
-                f"property name {field.wire!r} holds a quote, backslash or control character, "
-                "which msgspec does not allow as a field's wire name",
-                field.pointer,
-                self.module.source,
-            )
+        assert not WIRE_NAMES.refuses(field.wire), "accept refuses this wire name"
         if field.required:
             default = f"msgspec.field(name={field.wire!r})" if name_arg else None
         else:

@@ -12,24 +12,10 @@ shared lowering; the runtime supplies ``_rt.tagged_union`` for them.
 
 from __future__ import annotations
 
-from functools import cache
-
 from ... import ir, naming
-from ...errors import SchemaError
 from ...limits import int_bounds
 from ...lowering import BASE_TYPES, Lowering
 from ...views import AliasView, FieldView, StructView, View
-
-
-@cache
-def model_reserved_names() -> frozenset[str]:
-    """Attribute names a model field must not take: everything `pydantic.BaseModel` defines.
-
-    Read from pydantic itself, so the list follows the installed version.
-    """
-    import pydantic
-
-    return frozenset(name for name in dir(pydantic.BaseModel) if not name.startswith("__"))
 
 
 class PydanticLowering(Lowering):
@@ -105,36 +91,35 @@ class PydanticLowering(Lowering):
 
     def struct(self, node: ir.Struct) -> StructView:
         fields = [self.field(f) for f in node.fields]
-        pointers = [f.pointer for f in node.fields]
         if node.tag:
             value = repr(node.tag.value)
             tag = FieldView(
-                self.attribute(naming.attribute(node.tag.field)),
+                self.tag_attribute(node),
                 f"typing.Literal[{value}]",
                 self.use("pydantic", f"pydantic.Field({value}, alias={node.tag.field!r})"),
                 "",
             )
             fields.insert(0, tag)
-            pointers.insert(0, node.pointer)
-        seen: dict[str, str] = {}
-        for view, pointer in zip(fields, pointers, strict=True):
-            if view.attr in seen:
-                raise SchemaError(
-                    f"{seen[view.attr]} and {pointer} both map to attribute {view.attr!r} "
-                    "of a pydantic model",
-                    pointer,
-                    self.module.source,
-                )
-            seen[view.attr] = pointer
         base = "_rt.OpenModel" if self.keep_unknown_fields else "_rt.Model"
         return StructView(node.name, node.doc, base, tuple(fields))
 
-    def attribute(self, attr: str) -> str:
-        """`attr`, moved off a name `pydantic.BaseModel` defines by a trailing underscore."""
-        return attr + "_" if attr in model_reserved_names() else attr
+    def tag_attribute(self, node: ir.Struct) -> str:
+        """The attribute of a tagged variant's tag, which only this target spells as one.
+
+        The fields keep the attributes every target gives them (`naming.attribute`, which
+        already moves names `pydantic.BaseModel` defines), and the tag takes the first of
+        ``name``, ``name_``, ``name__``, ... that no field holds. So a property that meets
+        the tag's attribute (``Kind`` beside a ``kind`` tag) is no reason to refuse a schema
+        the other targets accept.
+        """
+        assert node.tag is not None
+        taken = {f.attr for f in node.fields}
+        name = naming.attribute(node.tag.field)
+        while name in taken:
+            name += "_"
+        return name
 
     def field(self, field: ir.Field) -> FieldView:
-        attr = self.attribute(field.attr)
         annotation = self.expr(field.type)
         metas = []
         if field.default_on_error:
@@ -145,7 +130,7 @@ class PydanticLowering(Lowering):
             annotation += " | _rt.UNSET"
         if metas:
             annotation = f"typing.Annotated[{annotation}, {', '.join(metas)}]"
-        alias = f"alias={field.wire!r}" if attr != field.wire else ""
+        alias = f"alias={field.wire!r}" if field.attr != field.wire else ""
         if field.required:
             default = self.use("pydantic", f"pydantic.Field({alias})") if alias else None
         else:
@@ -154,7 +139,7 @@ class PydanticLowering(Lowering):
                 if alias
                 else "_rt.UNSET"
             )
-        return FieldView(attr, annotation, default, self.field_doc(field))
+        return FieldView(field.attr, annotation, default, self.field_doc(field))
 
 
 def lower(module: ir.Module, keep_unknown_fields: bool = True) -> View:
