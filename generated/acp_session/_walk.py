@@ -83,6 +83,8 @@ class Field(NamedTuple):
 
 # Plan kinds: how the walker treats a type, decided once per type.
 _LEAF, _MODEL, _TAGGED, _UNION, _LIST, _MAP, _CHECKED = range(7)
+#: Plan kinds whose JSON value must be an object.
+_OBJECTS = (_MODEL, _TAGGED, _MAP)
 
 
 class Leaves:
@@ -170,6 +172,8 @@ class _Call:
 
 #: Marker entries in a trail: an undeclared property was kept (not a repair).
 _KEPT = "kept"
+#: What `Walker._field` returns for a property its leniency drops.
+_DROPPED: Any = object()
 
 
 class Walker:
@@ -178,6 +182,8 @@ class Walker:
     def __init__(self, leaves: Leaves) -> None:
         self.leaves = leaves
         self._plans: dict[int, tuple[Any, tuple[Any, ...]]] = {}
+        self._kind_sets: dict[int, tuple[Any, frozenset[type[Any]]]] = {}
+        self._checks: dict[int, tuple[Any, Any]] = {}
 
     def convert(
         self,
@@ -269,44 +275,48 @@ class Walker:
     ) -> Any:
         """Convert one value: strictly when it fits, else by walking it."""
         plan = self._plan(tp)
-        if plan[0] != _LEAF and call.guide and not call.strict and self.guides(obj, plan, depth):
+        kind = plan[0]
+        # The wrong JSON kind fails at once, before any strict attempt (which would raise).
+        if kind == _LIST:
+            if type(obj) is not list:
+                raise DecodeError(f"Expected `array`, got `{json_type(obj)}`", path)
+        elif kind in _OBJECTS and type(obj) is not dict:
+            raise DecodeError(f"Expected `object`, got `{json_type(obj)}`", path)
+        if kind != _LEAF and call.guide and not call.strict and self.guides(obj, plan, depth):
             value = self.guided(obj, tp, path, call, trail)
             if value is not MISS:
                 return value
             call.guide = False
-        elif plan[1] and plan[0] != _LEAF and not tried:
+        elif plan[1] and kind != _LEAF and not tried:
             value = self.leaves.try_strict(obj, tp)
             if value is not MISS:
                 return value
+            tried = True
         if depth > MAX_DEPTH:
             raise DecodeError("value nests too deeply", path)
-        kind = plan[0]
         if kind == _LEAF:
             return self.leaves.leaf(obj, tp, path)
         if kind == _MODEL:
             return self._model(obj, tp, plan, path, depth, call, trail)
         if kind == _TAGGED:
-            return self._tagged(obj, plan[2], path, depth, call, trail)
+            return self._tagged(obj, plan[2], path, depth, call, trail, tried)
         if kind == _UNION:
-            return self._union(obj, plan[2], path, depth, call, trail)
+            return self._union(obj, plan[2], path, depth, call, trail, tried)
         if kind == _LIST:
-            if type(obj) is not list:
-                raise DecodeError(f"Expected `array`, got `{json_type(obj)}`", path)
             item = plan[2]
             return [
                 self._conv(v, item, f"{path}[{i}]", depth + 1, call, trail)
                 for i, v in enumerate(obj)
             ]
         if kind == _MAP:
-            if type(obj) is not dict:
-                raise DecodeError(f"Expected `object`, got `{json_type(obj)}`", path)
             value_type = plan[2]
             return {
                 k: self._conv(v, value_type, f"{path}.{k}", depth + 1, call, trail)
                 for k, v in obj.items()
             }
         # _CHECKED: walk the inner type, then check the constraints on the result.
-        result = self._conv(obj, plan[2], path, depth, call, trail)
+        # Without constraints of its own, the inner type fails strictly where this one did.
+        result = self._conv(obj, plan[2], path, depth, call, trail, tried and plan[3] is None)
         if plan[3] is not None:
             plan[3](result, path)
         return result
@@ -339,25 +349,9 @@ class Walker:
                     values[field.attr] = []
                     continue
                 raise DecodeError(f"Object missing required field `{field.wire}`", path)
-            raw = obj[field.wire]
-            if field.skip_invalid and type(raw) is list:
-                values[field.attr] = self._skip_invalid(raw, field, where, depth, call, trail)
-                continue
-            try:
-                values[field.attr] = self._conv(raw, field.type, where, depth + 1, call, trail)
-            except DecodeError:
-                if not field.lenient:
-                    raise
-                fallback = field.on_error
-                if fallback is self.leaves.unset and field.required:
-                    fallback = [] if _is_array(self.leaves, field.type) else fallback
-                    if fallback is self.leaves.unset:
-                        raise
-                self._repair(call, trail, where, "defaulted", raw, fallback)
-                if fallback is not self.leaves.unset:
-                    values[field.attr] = self._conv(
-                        fallback, field.type, where, depth + 1, call, []
-                    )
+            value = self._field(obj[field.wire], field, where, depth, call, trail)
+            if value is not _DROPPED:
+                values[field.attr] = value
         extra = None
         if len(obj) > len(values) or any(k not in declared for k in obj):
             extra = {k: v for k, v in obj.items() if k not in declared} or None
@@ -368,6 +362,95 @@ class Walker:
                     extra = None
         return self.leaves.build(cls, values, extra)
 
+    def _field(
+        self,
+        raw: Any,
+        field: Field,
+        where: str,
+        depth: int,
+        call: _Call,
+        trail: list[Any],
+        tried: bool = False,
+    ) -> Any:
+        """The value a model holds for property `field`, present as `raw`; `_DROPPED` when
+        its leniency drops it (a fallback of unset). `tried`: `raw` failed strictly."""
+        if field.skip_invalid and type(raw) is list:
+            return self._skip_invalid(raw, field, where, depth, call, trail)
+        if field.lenient and type(raw) not in self._kinds(field.type):
+            # The wrong JSON kind: converting it could only fail (and raise on the way).
+            fallback = self._fallback(field)
+            if fallback is not MISS:
+                return self._defaulted(raw, fallback, field, where, depth, call, trail)
+        try:
+            return self._conv(raw, field.type, where, depth + 1, call, trail, tried)
+        except DecodeError:
+            if not field.lenient:
+                raise
+            fallback = self._fallback(field)
+            if fallback is MISS:
+                raise
+            return self._defaulted(raw, fallback, field, where, depth, call, trail)
+
+    def _fallback(self, field: Field) -> Any:
+        """What lenient `field` falls back to on a bad value; `MISS` when it has none (a
+        required field whose fallback is unset and that is not an array)."""
+        fallback = field.on_error
+        if fallback is self.leaves.unset and field.required:
+            fallback = [] if _is_array(self.leaves, field.type) else MISS
+        return fallback
+
+    def _defaulted(
+        self,
+        raw: Any,
+        fallback: Any,
+        field: Field,
+        where: str,
+        depth: int,
+        call: _Call,
+        trail: list[Any],
+    ) -> Any:
+        self._repair(call, trail, where, "defaulted", raw, fallback)
+        if fallback is self.leaves.unset:
+            return _DROPPED
+        return self._conv(fallback, field.type, where, depth + 1, call, [])
+
+    def _kinds(self, tp: Any) -> frozenset[type[Any]]:
+        """The Python types of the decoded JSON values `tp` can take (all of them where
+        that is not known), from its plan; cached per type."""
+        found = self._kind_sets.get(id(tp))
+        if found is not None and found[0] is tp:
+            return found[1]
+        self._kind_sets[id(tp)] = (tp, _JSON_KINDS)  # (a recursive type admits anything)
+        plan = self._plan(tp)
+        kind = plan[0]
+        kinds: frozenset[type[Any]] = _JSON_KINDS
+        if kind in _OBJECTS:
+            kinds = frozenset({dict})
+        elif kind == _LIST:
+            kinds = frozenset({list})
+        elif kind == _CHECKED:
+            kinds = self._kinds(plan[2])
+        elif kind == _UNION:
+            kinds = frozenset().union(*(self._kinds(m) for m in plan[2]))
+        elif kind == _LEAF:
+            kinds = _leaf_kinds(tp)
+        self._kind_sets[id(tp)] = (tp, kinds)
+        return kinds
+
+    def field_value(
+        self, raw: Any, field: Field, path: str, depth: int, repairs: list[Repair] | None
+    ) -> Any:
+        """What a model holds for property `field` arriving as decoded JSON `raw` at `path`,
+        exactly as converting the whole model would make it: `MISS` when leniency drops the
+        property. For a target's shortcut that converted everything around it strictly and
+        saw strict conversion fail inside `raw`."""
+        call = _Call(repairs, False, path)
+        trail: list[Any] = []
+        value = self._field(raw, field, path, depth, call, trail, tried=True)
+        if repairs is not None:
+            repairs.extend(r for r in trail if type(r) is Repair)
+        return MISS if value is _DROPPED else value
+
     def _skip_invalid(
         self,
         items: list[Any],
@@ -377,6 +460,7 @@ class Walker:
         call: _Call,
         trail: list[Any],
     ) -> Any:
+        """`items` without those that do not convert, each reported."""
         item_type = _item_type(self.leaves, field.type)
         out = []
         for i, value in enumerate(items):
@@ -388,10 +472,18 @@ class Walker:
                 self._repair(call, trail, where, "skipped", value, None)
                 continue
             trail.extend(local)
-        checked = self.leaves.checked(field.type)
-        if checked is not None and checked[1] is not None:
-            checked[1](out, path)
+        check = self._array_check(field.type)
+        if check is not None:
+            check(out, path)
         return out
+
+    def _array_check(self, tp: Any) -> Any:
+        """The constraint check of array type `tp` (None without constraints); cached."""
+        found = self._checks.get(id(tp))
+        if found is None or found[0] is not tp:
+            checked = self.leaves.checked(tp)
+            found = self._checks[id(tp)] = (tp, None if checked is None else checked[1])
+        return found[1]
 
     def _repair(
         self, call: _Call, trail: list[Any], path: str, action: str, original: Any, new: Any
@@ -408,6 +500,7 @@ class Walker:
         depth: int,
         call: _Call,
         trail: list[Any],
+        tried: bool = False,
     ) -> Any:
         if type(obj) is not dict:
             raise DecodeError(f"Expected `object`, got `{json_type(obj)}`", path)
@@ -424,7 +517,8 @@ class Walker:
                 return spec.unknown(tag, obj)
             raise DecodeError(f"unknown {spec.name} tag {tag!r}", f"{path}.{spec.tag_field}")
         try:
-            return self._conv(obj, target, path, depth + 1, call, trail)
+            # (strict decoding of a tagged union is that of the member its tag names)
+            return self._conv(obj, target, path, depth + 1, call, trail, tried)
         except DecodeError as exc:
             label = target.__name__ if isinstance(target, type) else spec.name
             raise DecodeError(f"invalid {tag!r} ({label}): {exc.message}", exc.path) from None
@@ -437,12 +531,15 @@ class Walker:
         depth: int,
         call: _Call,
         trail: list[Any],
+        tried: bool = False,
     ) -> Any:
         """The first member that takes all of `obj` (no repair, no undeclared property),
         else the first that takes it at all. Memoised per (value, member)."""
         if obj is None and type(None) in members:
             return None
         candidates = [m for m in members if m is not type(None)]
+        if len(candidates) == 1:  # its error is the union's; it fails strictly where it did
+            return self._conv(obj, candidates[0], path, depth + 1, call, trail, tried)
         first: DecodeError | None = None
         lossy: tuple[Any, list[Any]] | None = None
         for member in candidates:
@@ -453,13 +550,15 @@ class Walker:
                 try:
                     found = (self._conv(obj, member, path, depth + 1, call, local), local)
                 except DecodeError as exc:
-                    found = (exc, local)
+                    # Kept without its traceback: that would hold this frame, and so the
+                    # memo holding the error, a cycle only the garbage collector frees.
+                    found = (exc.with_traceback(None), local)
                 call.memo[key] = found
             value, local = found
             if isinstance(value, DecodeError):
                 first = first or value
                 continue
-            if not local or len(candidates) == 1:
+            if not local:
                 trail.extend(local)
                 return value
             if lossy is None:
@@ -467,12 +566,35 @@ class Walker:
         if lossy is not None:
             trail.extend(lossy[1])
             return lossy[0]
-        if len(candidates) == 1 and first is not None:
-            raise first
         raise DecodeError(f"value matches none of the {len(candidates)} alternatives", path)
 
 
 _ITEMS: dict[int, tuple[Any, Any]] = {}
+
+#: The Python types decoded JSON values have.
+_JSON_KINDS: frozenset[type[Any]] = frozenset({dict, list, str, int, float, bool, type(None)})
+
+
+def _leaf_kinds(tp: Any) -> frozenset[type[Any]]:
+    """The decoded JSON kinds a scalar type takes; all of them for any type not known here
+    (a library's own types, hooks), so nothing is ever refused on this account."""
+    while typing.get_origin(tp) is typing.Annotated:
+        tp = typing.get_args(tp)[0]
+    if tp is type(None) or tp is None:
+        return frozenset({type(None)})
+    if typing.get_origin(tp) is typing.Literal:
+        return frozenset(type(v) for v in typing.get_args(tp))
+    if not isinstance(tp, type):
+        return _JSON_KINDS
+    if issubclass(tp, bool):
+        return frozenset({bool})
+    if issubclass(tp, str):
+        return frozenset({str})
+    if tp is float:
+        return frozenset({int, float})
+    if issubclass(tp, int):
+        return frozenset({int})
+    return _JSON_KINDS
 
 
 def _is_array(leaves: Leaves, tp: Any) -> bool:

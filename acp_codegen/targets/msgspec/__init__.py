@@ -13,6 +13,7 @@ TARGET = Target(
     runtime_extras=(
         "EXTRAS_SEEN",
         "RawEnvelope",
+        "Twins",
         "dec_hook",
         "enc_hook",
         "encode_value",

@@ -33,6 +33,7 @@ from ._convert import (
     error_at,
     extra_fields,
 )
+from ._twin import Twins
 from ._unions import (
     ShapeUnion,
     TaggedUnion,
@@ -42,6 +43,7 @@ from ._unions import (
     tagged_union,
     union_spec,
 )
+from ._walk import MISS as _WALK_MISS
 from ._walk import Repair
 
 __all__ = [
@@ -57,6 +59,7 @@ __all__ = [
     "Repair",
     "ShapeUnion",
     "TaggedUnion",
+    "Twins",
     "UnknownVariant",
     "UnsetType",
     "attempt",
@@ -120,8 +123,9 @@ def _nested_fast(tp: Any) -> Callable[[bytes | str], Any] | None:
     return fn
 
 
-#: Returned by `attempt` (and the second-chance decoders) when strict decoding does not fit.
-MISS: Any = object()
+#: Returned by `attempt` (and the second-chance decoders) when strict decoding does not fit:
+#: the walker's own marker, which the twin decoders return too.
+MISS: Any = _WALK_MISS
 
 
 def attempt(strict: Callable[[bytes | str], Any], data: bytes | str) -> Any:
@@ -174,13 +178,28 @@ def decode(
     result = first_try(fast, data)
     if type(result) is not msgspec.ValidationError:
         return result
+    where = error_at(result)
+    twin = _twins(tp)(data, where, repairs)
+    if twin is not MISS:
+        return twin
     nested = _nested_fast(tp)
     if nested is not None:
         found = attempt(nested, data)
         if found is not MISS:
             return found
         return convert(parse_json(data), tp, "$", repairs)
-    return convert(parse_json(data), tp, "$", repairs, tried=True, hint=error_at(result))
+    return convert(parse_json(data), tp, "$", repairs, tried=True, hint=where)
+
+
+_TWINS: dict[int, tuple[Any, Twins]] = {}
+
+
+def _twins(tp: Any) -> Twins:
+    """The twin decoders of root type `tp` (see `_twin`)."""
+    found = _TWINS.get(id(tp))
+    if found is None or found[0] is not tp:
+        found = _TWINS[id(tp)] = (tp, Twins(tp))
+    return found[1]
 
 
 def is_request(message: Any) -> None:

@@ -77,6 +77,7 @@ class _Envelope(msgspec.Struct, kw_only=True):
 
 
 _ENVELOPE_FAST = msgspec.json.Decoder(_Envelope, dec_hook=_rt.dec_hook).decode
+_ENVELOPE_TWINS = _rt.Twins(_Envelope)
 _ENVELOPE_RAW = _rt.RawEnvelope("session/update", Notify, "update", decode_update)
 
 
@@ -102,6 +103,12 @@ def decode_notification(data: bytes | str, repairs: list[Repair] | None = None) 
         if envelope.id is not msgspec.UNSET:
             _rt.is_request({"id": envelope.id})
         params: Notify = envelope.params
+        return params
+    twin = _ENVELOPE_TWINS(data, hint, repairs)
+    if twin is not _rt.MISS:
+        if twin.id is not msgspec.UNSET:
+            _rt.is_request({"id": twin.id})
+        params = twin.params
         return params
     unknown = (
         hint is not _rt.MISS and hint[0] == _ENVELOPE_RAW.unknown_at and hint[1] == "bad_value"
