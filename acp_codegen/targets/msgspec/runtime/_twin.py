@@ -186,7 +186,9 @@ def _build(
             return None
         twin, node = found
         decode = msgspec.json.Decoder(twin, dec_hook=_twin_hook).decode
-    except (TypeError, ValueError, _NoTwin):  # (TypeError: a type msgspec will not build)
+    except _NoTwin:
+        return None
+    except Exception:  # (a type msgspec will not build a twin of, say): the general path
         return None
     return decode, node
 
