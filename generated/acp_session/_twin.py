@@ -188,9 +188,8 @@ def _build(
             return None
         twin, node = found
         decode = msgspec.json.Decoder(twin, dec_hook=_twin_hook).decode
-    except _NoTwin:
-        return None
-    except Exception:  # (a type msgspec will not build a twin of, say): the general path
+    except (_NoTwin, TypeError, ValueError, AttributeError, KeyError, RecursionError):
+        # (TypeError: a type msgspec will not build a twin of): the general path reads it
         return None
     return decode, node
 

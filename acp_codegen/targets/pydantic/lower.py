@@ -50,7 +50,11 @@ class PydanticLowering(Lowering):
         return " | ".join(self.expr(m) for m in expr.members)
 
     def shape_alias(self, node: ir.ShapeUnion) -> AliasView:
-        return AliasView(node.name, node.doc, " | ".join(self.expr(m) for m in node.members), None)
+        # Read member by member as the slow path reads it (see `_runtime.ShapeChoice`).
+        members = " | ".join(self.expr(m) for m in node.members)
+        return AliasView(
+            node.name, node.doc, f"typing.Annotated[{members}, _rt.shape_choice]", None
+        )
 
     def prim(self, prim: ir.Prim) -> str:
         # A JSON number is an int or a float, so integers re-encode as integers.

@@ -63,6 +63,7 @@ __all__ = [
     "lenient",
     "load_json",
     "rebuild",
+    "shape_choice",
     "skip_invalid",
     "tagged_union",
     "wire_validator",
@@ -243,6 +244,48 @@ class TaggedUnion(_base.TaggedUnion):
                 "acp_tag", "not an unknown {name} member", {"name": self.name}
             )
         return self.unknown(tag, raw)
+
+
+class ShapeChoice:
+    """Metadata of an untagged union told apart by shape (``Annotated[A | B, shape_choice]``).
+
+    pydantic's own union would take a payload with the first member that validates it,
+    or the one that sets the most fields, and several members that keep undeclared
+    properties can each take any object. This reads it as the slow path of every target
+    does: the first member, in order, that takes the whole value with nothing kept
+    aside (no undeclared property at any depth), else the first that takes it at all.
+    """
+
+    __slots__ = ()
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: pydantic.GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        schemas = [handler.generate_schema(m) for m in typing.get_args(source)]
+        whole = [core_schema.no_info_after_validator_function(_whole, s) for s in schemas]
+        return core_schema.union_schema([*whole, *schemas], mode="left_to_right")
+
+
+shape_choice = ShapeChoice()
+
+
+def _whole(value: Any) -> Any:
+    if _keeps(value):
+        raise pydantic_core.PydanticCustomError("acp_kept", "keeps undeclared properties")
+    return value
+
+
+def _keeps(value: Any) -> bool:
+    """Whether `value` or anything in it holds undeclared properties."""
+    if isinstance(value, pydantic.BaseModel):
+        if value.model_extra:
+            return True
+        return any(_keeps(getattr(value, name)) for name in type(value).model_fields)
+    if isinstance(value, list):
+        return any(_keeps(v) for v in value)
+    if isinstance(value, dict):
+        return any(_keeps(v) for v in value.values())
+    return False
 
 
 class Lenient(NamedTuple):
@@ -524,7 +567,7 @@ class PydanticLeaves(Leaves):
         if typing.get_origin(tp) is not typing.Annotated:
             return None
         base, *metas = typing.get_args(tp)
-        metas = [m for m in metas if not isinstance(m, Lenient | SkipInvalid)]
+        metas = [m for m in metas if not isinstance(m, Lenient | SkipInvalid | ShapeChoice)]
         inner = _strip(base)
         walkable = typing.get_origin(inner) in (
             list,
