@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -514,19 +514,7 @@ def _generated() -> list[Generated]:
         ref_chain_document(limit),
         long_ref_chain(limit),
     )
-    rows = [replace(r, targets=PYDANTIC_DEFECTS.get(r.id, TARGETS)) for r in rows]
     return [*rows, no_unions, at_limit]
-
-
-#: Rows that predate issue 14 and that the pydantic target gets wrong; found when the table
-#: was extended to both targets and left for their own issue (see the closing note): a
-#: field named like its own type is shadowed in the pydantic class body (pydantic reads
-#: the annotation in the class namespace, where the field's default sits). The other row
-#: of that note, an untagged union whose all-optional member swallowed every object, is
-#: fixed (`_runtime.ShapeChoice`).
-PYDANTIC_DEFECTS = {
-    "definitions-named-like-the-package-api": ("msgspec", "dataclasses"),
-}
 
 
 @pytest.mark.parametrize(
