@@ -261,12 +261,19 @@ class ShapeChoice:
     def __get_pydantic_core_schema__(
         self, source: Any, handler: pydantic.GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
-        schemas = [handler.generate_schema(m) for m in typing.get_args(source)]
+        members = typing.get_args(source) if _is_union(source) else ()
+        if len(members) < 2:
+            return handler(source)
+        schemas = [handler.generate_schema(m) for m in members]
         whole = [core_schema.no_info_after_validator_function(_whole, s) for s in schemas]
         return core_schema.union_schema([*whole, *schemas], mode="left_to_right")
 
 
 shape_choice = ShapeChoice()
+
+
+def _is_union(tp: Any) -> bool:
+    return typing.get_origin(tp) in (typing.Union, types.UnionType)
 
 
 def _whole(value: Any) -> Any:
