@@ -52,9 +52,9 @@ class PydanticLowering(Lowering):
     def shape_alias(self, node: ir.ShapeUnion) -> AliasView:
         # Read member by member as the slow path reads it (see `_runtime.ShapeChoice`).
         members = " | ".join(self.expr(m) for m in node.members)
-        return AliasView(
-            node.name, node.doc, f"typing.Annotated[{members}, _rt.shape_choice]", None
-        )
+        if len(node.members) > 1:
+            members = f"typing.Annotated[{members}, _rt.shape_choice]"
+        return AliasView(node.name, node.doc, members, None)
 
     def prim(self, prim: ir.Prim) -> str:
         # A JSON number is an int or a float, so integers re-encode as integers.
