@@ -249,11 +249,13 @@ class TaggedUnion(_base.TaggedUnion):
 class ShapeChoice:
     """Metadata of an untagged union told apart by shape (``Annotated[A | B, shape_choice]``).
 
-    pydantic's own union would take a payload with the first member that validates it,
-    or the one that sets the most fields, and several members that keep undeclared
-    properties can each take any object. This reads it as the slow path of every target
-    does: the first member, in order, that takes the whole value with nothing kept
-    aside (no undeclared property at any depth), else the first that takes it at all.
+    pydantic's own union takes a payload with the member that sets the most fields, and
+    several members that keep undeclared properties can each take any object. Here a
+    member takes the value only when it keeps nothing aside (no undeclared property of
+    its own), trying the members in order; a value every member would take only with
+    something kept aside fails, and the slow path reads it as it does for every target
+    (the first member that takes it at all). Each member is tried once per value, so a
+    malformed recursive union costs time linear in its depth.
     """
 
     __slots__ = ()
@@ -264,9 +266,11 @@ class ShapeChoice:
         members = typing.get_args(source) if _is_union(source) else ()
         if len(members) < 2:
             return handler(source)
-        schemas = [handler.generate_schema(m) for m in members]
-        whole = [core_schema.no_info_after_validator_function(_whole, s) for s in schemas]
-        return core_schema.union_schema([*whole, *schemas], mode="left_to_right")
+        whole: list[core_schema.CoreSchema] = [
+            core_schema.no_info_after_validator_function(_whole, handler.generate_schema(m))
+            for m in members
+        ]
+        return core_schema.union_schema(whole, mode="left_to_right")
 
 
 shape_choice = ShapeChoice()
@@ -277,22 +281,9 @@ def _is_union(tp: Any) -> bool:
 
 
 def _whole(value: Any) -> Any:
-    if _keeps(value):
+    if isinstance(value, pydantic.BaseModel) and value.model_extra:
         raise pydantic_core.PydanticCustomError("acp_kept", "keeps undeclared properties")
     return value
-
-
-def _keeps(value: Any) -> bool:
-    """Whether `value` or anything in it holds undeclared properties."""
-    if isinstance(value, pydantic.BaseModel):
-        if value.model_extra:
-            return True
-        return any(_keeps(getattr(value, name)) for name in type(value).model_fields)
-    if isinstance(value, list):
-        return any(_keeps(v) for v in value)
-    if isinstance(value, dict):
-        return any(_keeps(v) for v in value.values())
-    return False
 
 
 class Lenient(NamedTuple):
