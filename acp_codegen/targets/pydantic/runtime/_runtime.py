@@ -266,7 +266,7 @@ class ShapeChoice:
         members = typing.get_args(source) if _is_union(source) else ()
         if len(members) < 2:
             return handler(source)
-        whole: list[core_schema.CoreSchema] = [
+        whole: list[core_schema.CoreSchema | tuple[core_schema.CoreSchema, str]] = [
             core_schema.no_info_after_validator_function(_whole, handler.generate_schema(m))
             for m in members
         ]
