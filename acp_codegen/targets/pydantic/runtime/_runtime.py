@@ -422,9 +422,13 @@ def decode(
 def attempt(strict: Callable[[bytes | str], Any], data: bytes | str) -> Any:
     """Run a strict validator on `data`: its result, or `MISS` when the payload does not fit
     (or may hold a token strict JSON forbids); runaway nesting is a `DecodeError`."""
-    _check_text(data)
-    if _non_finite(data):
-        return MISS
+    if type(data) is bytes:  # (the common case, checked inline: this runs per message)
+        if b"NaN" in data or b"Infinity" in data:
+            return MISS
+    else:
+        _check_text(data)
+        if _non_finite(data):
+            return MISS
     try:
         return strict(data)
     except pydantic.ValidationError:
