@@ -122,6 +122,21 @@ class UnionOf:
 TypeExpr = Prim | Ref | ListOf | MapOf | LiteralOf | Nullable | UnionOf
 
 
+def refs(expr: TypeExpr) -> set[str]:
+    """The names of the definitions a type expression refers to, at any depth."""
+    if isinstance(expr, Ref):
+        return {expr.name}
+    if isinstance(expr, ListOf):
+        return refs(expr.item)
+    if isinstance(expr, MapOf):
+        return refs(expr.value)
+    if isinstance(expr, Nullable):
+        return refs(expr.inner)
+    if isinstance(expr, UnionOf):
+        return set().union(*(refs(m) for m in expr.members))
+    return set()
+
+
 @dataclass(frozen=True)
 class Annotation:
     """One of our semantic ``x-acp-*`` annotations, kept as parsed JSON."""

@@ -296,9 +296,9 @@ def alias_deps(module: ir.Module, node: ir.Def) -> set[str]:
         refs |= {v.target for v in node.variants if v.nested}
     elif isinstance(node, ir.ShapeUnion):
         for member in node.members:
-            refs |= _refs(member)
+            refs |= ir.refs(member)
     elif isinstance(node, ir.Alias):
-        refs |= _refs(node.target)
+        refs |= ir.refs(node.target)
     return {r for r in refs if isinstance(module.get(r), ir.Alias | ir.TaggedUnion | ir.ShapeUnion)}
 
 
@@ -321,20 +321,6 @@ def alias_order(module: ir.Module) -> list[ir.Def]:
             done.append(pending.pop(name))
             placed.add(name)
     return done
-
-
-def _refs(expr: ir.TypeExpr) -> set[str]:
-    if isinstance(expr, ir.Ref):
-        return {expr.name}
-    if isinstance(expr, ir.ListOf):
-        return _refs(expr.item)
-    if isinstance(expr, ir.MapOf):
-        return _refs(expr.value)
-    if isinstance(expr, ir.Nullable):
-        return _refs(expr.inner)
-    if isinstance(expr, ir.UnionOf):
-        return set().union(*(_refs(m) for m in expr.members))
-    return set()
 
 
 def json_text(value: object) -> str:

@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -514,18 +514,7 @@ def _generated() -> list[Generated]:
         ref_chain_document(limit),
         long_ref_chain(limit),
     )
-    rows = [replace(r, targets=PYDANTIC_DEFECTS.get(r.id, TARGETS)) for r in rows]
     return [*rows, no_unions, at_limit]
-
-
-#: Rows that predate issue 14 and that the pydantic target gets wrong; found when the table
-#: was extended to both targets and left for their own issue (see the closing note):
-#: a field named like its own type is shadowed in the pydantic class body, and an
-#: untagged union member with only optional fields swallows unknown payloads.
-PYDANTIC_DEFECTS = {
-    "definitions-named-like-the-package-api": ("msgspec", "dataclasses"),
-    "ambiguous-untagged-union": ("msgspec", "dataclasses"),
-}
 
 
 @pytest.mark.parametrize(

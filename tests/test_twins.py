@@ -182,7 +182,8 @@ def test_a_second_fault_takes_the_general_path(make_package: GenerateFn) -> None
 def test_ever_new_faults_build_no_twin(make_package: GenerateFn) -> None:
     """A stream where each message brings a new undeclared property builds no twin (a
     spot must be seen twice) and remembers a bounded number of spots; recurring spots
-    beyond the limit replace the oldest twin."""
+    beyond the limit take the general path, and a stream cycling through more recurring
+    spots than the limit builds no more twins."""
     corpus.require()
     pkg = make_package(corpus.newest(corpus.NEWEST["v1"]), "twin_v1_flood")
     twin = import_module(f"{pkg.__name__}._twin")
@@ -202,3 +203,31 @@ def test_ever_new_faults_build_no_twin(make_package: GenerateFn) -> None:
             assert pkg.extra_fields(decoded.update) == {f"y{n}": n}
         assert len(twins._built) <= twin.KEPT
     assert len(twins._built) == twin.KEPT
+    built = dict(twins._built)
+    for n in range(3 * (twin.KEPT + 10)):
+        update = {"sessionUpdate": "agent_message_chunk", f"y{n % (twin.KEPT + 10)}": n,
+                  "content": {"type": "text", "text": "t"}}
+        decoded = pkg.decode_notification(_message(update))
+        assert pkg.extra_fields(decoded.update) == {f"y{n % (twin.KEPT + 10)}": n}
+    assert twins._built == built  # the same twins: none rebuilt, none added
+
+
+def test_threads_share_the_twins(make_package: GenerateFn) -> None:
+    """Threads decoding many recurring faults at once, past the twins' limit, each get the
+    walk's result: the twins' tables are shared, and a decode never depends on another."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    corpus.require()
+    pkg = make_package(corpus.newest(corpus.NEWEST["v1"]), "twin_v1_threads")
+    twin = import_module(f"{pkg.__name__}._twin")
+    updates = [{"sessionUpdate": "agent_message_chunk", f"z{n % (twin.KEPT + 20)}": n,
+                "content": {"type": "text", "text": "t"}} for n in range(3000)]
+
+    def one(update: dict[str, Any]) -> bool:
+        decoded = pkg.decode_notification(_message(update))
+        extra = {k: v for k, v in update.items() if k.startswith("z")}
+        return bool(pkg.extra_fields(decoded.update) == extra
+                    and json.loads(pkg.encode(decoded.update)) == update)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        assert all(pool.map(one, updates))

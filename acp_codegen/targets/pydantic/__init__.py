@@ -51,6 +51,7 @@ TARGET = Target(
         "encode",
         "load_json",
         "rebuild",
+        "shape_choice",
         "wire_validator",
     ),
 )

@@ -50,7 +50,11 @@ class PydanticLowering(Lowering):
         return " | ".join(self.expr(m) for m in expr.members)
 
     def shape_alias(self, node: ir.ShapeUnion) -> AliasView:
-        return AliasView(node.name, node.doc, " | ".join(self.expr(m) for m in node.members), None)
+        # Read member by member as the slow path reads it (see `_runtime.ShapeChoice`).
+        members = " | ".join(self.expr(m) for m in node.members)
+        if len(node.members) > 1:
+            members = f"typing.Annotated[{members}, _rt.shape_choice]"
+        return AliasView(node.name, node.doc, members, None)
 
     def prim(self, prim: ir.Prim) -> str:
         # A JSON number is an int or a float, so integers re-encode as integers.
@@ -90,7 +94,11 @@ class PydanticLowering(Lowering):
         return f"{int_branch} | {float_branch}"
 
     def struct(self, node: ir.Struct) -> StructView:
-        fields = [self.field(f) for f in node.fields]
+        # pydantic reads the annotations in the class namespace, where a field's default
+        # is bound to its attribute: a field named like a class the annotations refer to
+        # keeps its default inside its annotation, so nothing binds that name there.
+        named = set().union(*(ir.refs(f.type) for f in node.fields))
+        fields = [self.field(f, unbound=f.attr in named) for f in node.fields]
         if node.tag:
             value = repr(node.tag.value)
             tag = FieldView(
@@ -119,7 +127,7 @@ class PydanticLowering(Lowering):
             name += "_"
         return name
 
-    def field(self, field: ir.Field) -> FieldView:
+    def field(self, field: ir.Field, unbound: bool = False) -> FieldView:
         annotation = self.expr(field.type)
         metas = []
         if field.default_on_error:
@@ -128,8 +136,6 @@ class PydanticLowering(Lowering):
             metas.append("_rt.skip_invalid")
         if not field.required:
             annotation += " | _rt.UNSET"
-        if metas:
-            annotation = f"typing.Annotated[{annotation}, {', '.join(metas)}]"
         alias = f"alias={field.wire!r}" if field.attr != field.wire else ""
         if field.required:
             default = self.use("pydantic", f"pydantic.Field({alias})") if alias else None
@@ -139,6 +145,13 @@ class PydanticLowering(Lowering):
                 if alias
                 else "_rt.UNSET"
             )
+        if unbound and default is not None:
+            if not default.startswith("pydantic.Field("):
+                default = self.use("pydantic", f"pydantic.Field({default})")
+            metas.append(default)
+            default = None
+        if metas:
+            annotation = f"typing.Annotated[{annotation}, {', '.join(metas)}]"
         return FieldView(field.attr, annotation, default, self.field_doc(field))
 
 

@@ -19,8 +19,9 @@ msgspec decodes the message with the twin in one pass, and a short walk down the
 same path turns each twin struct back into its own class, so the result is equal,
 type for type, to what the general path returns. A message with a second fault
 fails the twin decode and takes the general path. Twins are built only for a spot
-seen twice and at most `KEPT` are kept per root type, so a stream of ever new
-faults costs no builds and no memory.
+seen twice and only for the first `KEPT` such spots per root type, so a stream of ever
+new faults, or one cycling through more spots than that, costs no builds beyond those
+and no memory; spots past the limit take the general path.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from ._walk import MISS, Repair
 
 __all__ = ["Twins"]
 
-#: Twin decoders kept per root type (oldest dropped first).
+#: Twin decoders built per root type, at the most (the first spots seen twice).
 KEPT = 64
 #: Spots remembered as seen once, per root type; cleared when full.
 SEEN = 1024
@@ -71,16 +72,16 @@ class Twins:
         )
         twin = self._built.get(key, MISS)
         if twin is MISS:
+            if len(self._built) >= KEPT:
+                # Full: none is dropped for a newcomer, or a stream that cycles through
+                # more spots than that would build a twin per message.
+                return None
             if key not in self._seen:
                 if len(self._seen) >= SEEN:
                     self._seen.clear()
                 self._seen.add(key)
                 return MISS
-            twin = _build(self.root, segments, kind, prop)
-            if len(self._built) >= KEPT:
-                del self._built[next(iter(self._built))]
-                self._by_where.clear()  # (it may hold the twin dropped)
-            self._built[key] = twin
+            twin = self._built[key] = _build(self.root, segments, kind, prop)
         return twin
 
     def __call__(self, data: bytes | str, where: Any, repairs: list[Repair] | None) -> Any:
@@ -185,7 +186,8 @@ def _build(
             return None
         twin, node = found
         decode = msgspec.json.Decoder(twin, dec_hook=_twin_hook).decode
-    except (TypeError, ValueError, _NoTwin):  # (TypeError: a type msgspec will not build)
+    except (_NoTwin, TypeError, ValueError, AttributeError, KeyError, RecursionError):
+        # (TypeError: a type msgspec will not build a twin of): the general path reads it
         return None
     return decode, node
 

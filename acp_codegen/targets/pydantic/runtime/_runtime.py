@@ -63,6 +63,7 @@ __all__ = [
     "lenient",
     "load_json",
     "rebuild",
+    "shape_choice",
     "skip_invalid",
     "tagged_union",
     "wire_validator",
@@ -245,6 +246,46 @@ class TaggedUnion(_base.TaggedUnion):
         return self.unknown(tag, raw)
 
 
+class ShapeChoice:
+    """Metadata of an untagged union told apart by shape (``Annotated[A | B, shape_choice]``).
+
+    pydantic's own union takes a payload with the member that sets the most fields, and
+    several members that keep undeclared properties can each take any object. Here a
+    member takes the value only when it keeps nothing aside (no undeclared property of
+    its own), trying the members in order; a value every member would take only with
+    something kept aside fails, and the slow path reads it as it does for every target
+    (the first member that takes it at all). Each member is tried once per value, so a
+    malformed recursive union costs time linear in its depth.
+    """
+
+    __slots__ = ()
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: pydantic.GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        members = typing.get_args(source) if _is_union(source) else ()
+        if len(members) < 2:
+            return handler(source)
+        whole: list[core_schema.CoreSchema | tuple[core_schema.CoreSchema, str]] = [
+            core_schema.no_info_after_validator_function(_whole, handler.generate_schema(m))
+            for m in members
+        ]
+        return core_schema.union_schema(whole, mode="left_to_right")
+
+
+shape_choice = ShapeChoice()
+
+
+def _is_union(tp: Any) -> bool:
+    return typing.get_origin(tp) in (typing.Union, types.UnionType)
+
+
+def _whole(value: Any) -> Any:
+    if isinstance(value, pydantic.BaseModel) and value.model_extra:
+        raise pydantic_core.PydanticCustomError("acp_kept", "keeps undeclared properties")
+    return value
+
+
 class Lenient(NamedTuple):
     """Field metadata for ``x-deserialize-default-on-error``: a bad value becomes `on_error`."""
 
@@ -381,9 +422,14 @@ def decode(
 def attempt(strict: Callable[[bytes | str], Any], data: bytes | str) -> Any:
     """Run a strict validator on `data`: its result, or `MISS` when the payload does not fit
     (or may hold a token strict JSON forbids); runaway nesting is a `DecodeError`."""
-    _check_text(data)
-    if _non_finite(data):
-        return MISS
+    if type(data) is bytes:  # (the common case, checked inline: this runs per message)
+        # (a one-byte search first: most messages hold no "N" at all)
+        if (data.find(b"N") >= 0 and b"NaN" in data) or b"Infinity" in data:
+            return MISS
+    else:
+        _check_text(data)
+        if _non_finite(data):
+            return MISS
     try:
         return strict(data)
     except pydantic.ValidationError:
@@ -524,7 +570,7 @@ class PydanticLeaves(Leaves):
         if typing.get_origin(tp) is not typing.Annotated:
             return None
         base, *metas = typing.get_args(tp)
-        metas = [m for m in metas if not isinstance(m, Lenient | SkipInvalid)]
+        metas = [m for m in metas if not isinstance(m, Lenient | SkipInvalid | ShapeChoice)]
         inner = _strip(base)
         walkable = typing.get_origin(inner) in (
             list,
