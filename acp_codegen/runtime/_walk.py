@@ -181,7 +181,6 @@ class Walker:
         self.leaves = leaves
         self._plans: dict[int, tuple[Any, tuple[Any, ...]]] = {}
         self._kind_sets: dict[int, tuple[Any, frozenset[type[Any]]]] = {}
-        self._checks: dict[int, tuple[Any, Any]] = {}
 
     def convert(
         self,
@@ -329,8 +328,7 @@ class Walker:
         call: _Call,
         trail: list[Any],
     ) -> Any:
-        if type(obj) is not dict:
-            raise DecodeError(f"Expected `object`, got `{json_type(obj)}`", path)
+        """Model `cls` from JSON object `obj` (`_conv` has checked it is one)."""
         _, _, fields, declared, tag, keep, _ = plan
         if tag is not None and tag[0] in obj and obj[tag[0]] != tag[1]:
             raise DecodeError(f"Invalid value {obj[tag[0]]!r}", f"{path}.{tag[0]}")
@@ -470,18 +468,10 @@ class Walker:
                 self._repair(call, trail, where, "skipped", value, None)
                 continue
             trail.extend(local)
-        check = self._array_check(field.type)
-        if check is not None:
-            check(out, path)
+        checked = self.leaves.checked(field.type)
+        if checked is not None and checked[1] is not None:
+            checked[1](out, path)
         return out
-
-    def _array_check(self, tp: Any) -> Any:
-        """The constraint check of array type `tp` (None without constraints); cached."""
-        found = self._checks.get(id(tp))
-        if found is None or found[0] is not tp:
-            checked = self.leaves.checked(tp)
-            found = self._checks[id(tp)] = (tp, None if checked is None else checked[1])
-        return found[1]
 
     def _repair(
         self, call: _Call, trail: list[Any], path: str, action: str, original: Any, new: Any
@@ -500,8 +490,8 @@ class Walker:
         trail: list[Any],
         tried: bool = False,
     ) -> Any:
-        if type(obj) is not dict:
-            raise DecodeError(f"Expected `object`, got `{json_type(obj)}`", path)
+        """The member of tagged union `spec` that JSON object `obj` names (`_conv` has checked
+        it is one)."""
         if spec.tag_field not in obj:
             if spec.default is not None:
                 return self._conv(obj, spec.default, path, depth + 1, call, trail)
