@@ -237,8 +237,6 @@ class RawEnvelope:
         self.nested = _nested_fast(update.type) is not None
         spec = union_spec(update.type)
         #: Where strict decoding points when the update's tag is one this package does not
-        #: know (see `error_at`): that update needs no second strict attempt.
-        #: Where strict decoding points when the update's tag is one this package does not
         #: know (see `error_at`): for that update this pass is the cheaper one, and it
         #: needs no second strict attempt (the caller compares, to save a call).
         self.unknown_at = None if spec is None else ["params", update.encode_name, spec.tag_field]

@@ -414,8 +414,11 @@ def _struct(value: Any, node: _Struct, path: str, depth: int, repairs: list[Repa
     if attr is not None:
         held = getattr(value, attr)
         if node.raw is not None:
-            if held is not UNSET:
-                setattr(value, attr, _read_raw(held, node, f"{path}.{node.wire}", depth, repairs))
+            if held is not UNSET:  # (read raw: the walker converts it)
+                converted = WALKER.field_value(
+                    msgspec.json.decode(held), node.raw, f"{path}.{node.wire}", depth, repairs
+                )
+                setattr(value, attr, UNSET if converted is MISS else converted)
         elif node.child is not None:
             new = _finish(held, node.child, f"{path}.{node.wire}", depth + 1, repairs)
             if new is not held:
@@ -428,9 +431,3 @@ def _struct(value: Any, node: _Struct, path: str, depth: int, repairs: list[Repa
     values = {name: getattr(value, name) for name in cls.__struct_fields__}
     kept = getattr(value, extra[0])
     return WALKER.leaves.build(cls, values, None if kept is UNSET else {extra[1]: kept})
-
-
-def _read_raw(held: Any, node: _Struct, path: str, depth: int, repairs: list[Repair] | None) -> Any:
-    """The value of a property the twin read raw, as the walker converts it."""
-    converted = WALKER.field_value(msgspec.json.decode(held), node.raw, path, depth, repairs)
-    return UNSET if converted is MISS else converted
