@@ -111,6 +111,16 @@ class Lowering(ABC):
             return repr(field.default)
         return self.unset
 
+    def leniency_markers(self, field: ir.Field) -> list[str]:
+        """The runtime markers of a field's leniency flags, for targets that carry them in
+        the field's ``Annotated`` metadata (the walker reads them there)."""
+        markers = []
+        if field.default_on_error:
+            markers.append(f"_rt.lenient({self.on_error(field)})")
+        if field.skip_invalid_items:
+            markers.append("_rt.skip_invalid")
+        return markers
+
     # -- enums and tagged unions: spelled through the runtime contract --------------------------
     def enum(self, node: ir.Enum) -> EnumView:
         base = {

@@ -60,11 +60,7 @@ class DataclassesLowering(Lowering):
 
     def field(self, field: ir.Field) -> FieldView:
         annotation = self.expr(field.type)
-        metas = []
-        if field.default_on_error:
-            metas.append(f"_rt.lenient({self.on_error(field)})")
-        if field.skip_invalid_items:
-            metas.append("_rt.skip_invalid")
+        metas = self.leniency_markers(field)
         if not field.required:
             annotation += " | _rt.UnsetType"
         if metas:

@@ -129,27 +129,19 @@ class PydanticLowering(Lowering):
 
     def field(self, field: ir.Field, unbound: bool = False) -> FieldView:
         annotation = self.expr(field.type)
-        metas = []
-        if field.default_on_error:
-            metas.append(f"_rt.lenient({self.on_error(field)})")
-        if field.skip_invalid_items:
-            metas.append("_rt.skip_invalid")
+        metas = self.leniency_markers(field)
         if not field.required:
             annotation += " | _rt.UNSET"
         alias = f"alias={field.wire!r}" if field.attr != field.wire else ""
-        if field.required:
-            default = self.use("pydantic", f"pydantic.Field({alias})") if alias else None
-        else:
-            default = (
-                self.use("pydantic", f"pydantic.Field(_rt.UNSET, {alias})")
-                if alias
-                else "_rt.UNSET"
-            )
-        if unbound and default is not None:
-            if not default.startswith("pydantic.Field("):
-                default = self.use("pydantic", f"pydantic.Field({default})")
-            metas.append(default)
-            default = None
+        args = ", ".join(a for a in ("" if field.required else "_rt.UNSET", alias) if a)
+        default = None if field.required else "_rt.UNSET"
+        if alias or (unbound and args):
+            spelled = self.use("pydantic", f"pydantic.Field({args})")
+            if unbound:  # (no default in the class body: see `struct`)
+                metas.append(spelled)
+                default = None
+            else:
+                default = spelled
         if metas:
             annotation = f"typing.Annotated[{annotation}, {', '.join(metas)}]"
         return FieldView(field.attr, annotation, default, self.field_doc(field))

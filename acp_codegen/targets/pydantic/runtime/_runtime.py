@@ -27,7 +27,7 @@ import json
 import types
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import pydantic
 import pydantic_core
@@ -138,11 +138,7 @@ class OpenStrEnum(_base.OpenStrEnum):
     def __get_pydantic_core_schema__(
         cls, source: Any, handler: pydantic.GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
-        return core_schema.no_info_after_validator_function(
-            cls,
-            core_schema.str_schema(strict=True),
-            serialization=core_schema.simple_ser_schema("str"),
-        )
+        return _open_enum_schema(cls, core_schema.str_schema(strict=True), "str")
 
 
 class OpenIntEnum(_base.OpenIntEnum):
@@ -154,11 +150,17 @@ class OpenIntEnum(_base.OpenIntEnum):
     def __get_pydantic_core_schema__(
         cls, source: Any, handler: pydantic.GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
-        return core_schema.no_info_after_validator_function(
-            cls,
-            core_schema.int_schema(strict=True),
-            serialization=core_schema.simple_ser_schema("int"),
-        )
+        return _open_enum_schema(cls, core_schema.int_schema(strict=True), "int")
+
+
+def _open_enum_schema(
+    cls: type[Any], scalar: core_schema.CoreSchema, kind: Literal["str", "int"]
+) -> core_schema.CoreSchema:
+    """Validate as the strict `scalar`, then wrap it in open enum `cls` (which keeps values
+    it does not know); written back as the plain scalar, `kind`."""
+    return core_schema.no_info_after_validator_function(
+        cls, scalar, serialization=core_schema.simple_ser_schema(kind)
+    )
 
 
 # -- unions ---------------------------------------------------------------------------------
@@ -422,14 +424,9 @@ def decode(
 def attempt(strict: Callable[[bytes | str], Any], data: bytes | str) -> Any:
     """Run a strict validator on `data`: its result, or `MISS` when the payload does not fit
     (or may hold a token strict JSON forbids); runaway nesting is a `DecodeError`."""
-    if type(data) is bytes:  # (the common case, checked inline: this runs per message)
-        # (a one-byte search first: most messages hold no "N" at all)
-        if (data.find(b"N") >= 0 and b"NaN" in data) or b"Infinity" in data:
-            return MISS
-    else:
-        _check_text(data)
-        if _non_finite(data):
-            return MISS
+    _check_text(data)
+    if _non_finite(data):
+        return MISS
     try:
         return strict(data)
     except pydantic.ValidationError:
@@ -451,9 +448,10 @@ def _check_text(data: bytes | str) -> None:
 def _non_finite(data: bytes | str) -> bool:
     """Whether `data` may hold a NaN or Infinity token (pydantic-core's parser accepts
     them); the slow path's parser then decides."""
+    # (a one-byte search first: most messages hold no "N" at all)
     if isinstance(data, str):
-        return "NaN" in data or "Infinity" in data
-    return b"NaN" in data or b"Infinity" in data
+        return ("N" in data and "NaN" in data) or "Infinity" in data
+    return (data.find(b"N") >= 0 and b"NaN" in data) or b"Infinity" in data
 
 
 def load_json(data: bytes | str) -> Any:

@@ -82,8 +82,7 @@ def decode_notification(data: bytes | str, repairs: list[Repair] | None = None) 
     """
     envelope: _Envelope = _rt.attempt(_ENVELOPE_FAST, data)
     if envelope is not _rt.MISS:
-        if "id" in envelope:
-            _rt.is_request(envelope)
+        _rt.is_request(envelope)
         return envelope["params"]
     message = _rt.load_json(data)
     if not isinstance(message, dict):
