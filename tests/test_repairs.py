@@ -113,6 +113,17 @@ BAD: dict[str, bytes | str] = {
     "Infinity in _meta": b'{"sessionUpdate":"agent_message","messageId":"m",'
     b'"_meta":{"a":Infinity}}',
     "unknown update nested past the limit": _deep(3000),
+    # Where no type is declared, the parser alone sees the number: each spot on its own.
+    "1e400 in _meta": b'{"sessionUpdate":"agent_message","messageId":"m","_meta":{"a":1e400}}',
+    "-1e400 in an unknown update": b'{"sessionUpdate":"_x","v":{"w":[2,-1e400]}}',
+    "NaN in an undeclared property": b'{"sessionUpdate":"agent_message","messageId":"m",'
+    b'"x":NaN}',
+    "1e400 in an undeclared property": b'{"sessionUpdate":"agent_message","messageId":"m",'
+    b'"x":{"y":[1e400]}}',
+    "Infinity in an untyped field": b'{"sessionUpdate":"tool_call_update","toolCallId":"t",'
+    b'"rawInput":{"a":[Infinity]}}',
+    "1e400 in an untyped field": b'{"sessionUpdate":"tool_call_update","toolCallId":"t",'
+    b'"rawInput":1e400}',
 }
 
 
@@ -122,6 +133,32 @@ def test_bad_input_raises_decode_error(make_package: GenerateFn, target: str,
     pkg = make_package(OWN_SCHEMA, "rep_own", target=target)
     with pytest.raises(pkg.DecodeError):
         pkg.decode_update(BAD[case])
+
+
+@pytest.mark.parametrize("update", [
+    b'{"sessionUpdate":"agent_message","messageId":"m","_meta":{"a":1.5,"b":[-0.0,1e300,7]}}',
+    b'{"sessionUpdate":"_x","v":{"w":[2,-1e300,0.25]}}',
+    b'{"sessionUpdate":"agent_message","messageId":"m","x":{"y":[1e-320,3]}}',
+    b'{"sessionUpdate":"tool_call_update","toolCallId":"t","rawInput":{"a":[-2.5e10]}}',
+])
+def test_finite_numbers_in_untyped_spots_round_trip(make_package: GenerateFn, target: str,
+                                                    update: bytes) -> None:
+    """The refusal above is of NaN and the infinities only: every finite number in the
+    same spots decodes strictly and is written back as it came, integers as integers."""
+    pkg = make_package(OWN_SCHEMA, "rep_own", target=target)
+    repairs: list = []
+    decoded = pkg.decode_update(update, repairs)
+    assert repairs == []
+    assert _typed(json.loads(pkg.encode(decoded))) == _typed(json.loads(update))
+
+
+def _typed(value: Any) -> Any:
+    """`value` with each number paired with its type, so ``7`` and ``7.0`` differ."""
+    if isinstance(value, dict):
+        return {k: _typed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_typed(v) for v in value]
+    return (type(value).__name__, value)
 
 
 @pytest.mark.parametrize("levels", [10, 150, 199, 250, 600, 990])

@@ -45,6 +45,7 @@ TARGET = Target(
     # pydantic builds nested model schemas recursively and fails well before msgspec does.
     max_model_chain=32,
     runtime_extras=(
+        "AnyJson",
         "Model",
         "OpenModel",
         "attempt",

@@ -57,6 +57,8 @@ class PydanticLowering(Lowering):
         return AliasView(node.name, node.doc, members, None)
 
     def prim(self, prim: ir.Prim) -> str:
+        if prim.kind == "any":  # (refuses what could not be written back: see `AnyJson`)
+            return "_rt.AnyJson"
         # A JSON number is an int or a float, so integers re-encode as integers.
         base = "_rt.Number" if prim.kind == "float" else BASE_TYPES[prim.kind]
         if prim.kind not in ("str", "int", "float"):

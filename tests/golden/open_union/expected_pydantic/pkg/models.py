@@ -83,7 +83,7 @@ class Notify(_rt.OpenModel):
     """Which session."""
     update: Event
     """The event."""
-    meta: typing.Annotated[dict[str, typing.Any] | None | _rt.UNSET, _rt.lenient(_rt.UNSET)] = (
+    meta: typing.Annotated[dict[str, _rt.AnyJson] | None | _rt.UNSET, _rt.lenient(_rt.UNSET)] = (
         pydantic.Field(_rt.UNSET, alias="_meta")
     )
 
