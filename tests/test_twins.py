@@ -134,10 +134,24 @@ BENCH_FAULTS = [
 ]
 
 
+#: Faults inside a struct whose field type is a union holding a union
+#: (``Annotated[Cost | None, ...] | Unset``): the twin's finishing walk must reach it, or the
+#: raw property stayed in the struct and the lenient field's repair went unreported.
+NESTED_FAULTS = [
+    {"sessionUpdate": "usage_update", "used": 1, "size": 2,
+     "cost": {"amount": "x", "currency": "USD"}},
+    {"sessionUpdate": "usage_update", "used": 1, "size": 2,
+     "cost": {"amount": 1.5, "currency": None}},
+    {"sessionUpdate": "available_commands_update", "availableCommands": [
+        {"name": "a", "description": "d", "input": {"hint": -1}}]},
+    {"sessionUpdate": "tool_call_update", "toolCallId": "t", "content": [
+        {"type": "content", "content": {"type": "text", "text": 1.0}}]},
+]
+
 #: (update, whether its fault is read by a twin from the second time on): an invalid item
 #: of a skip-invalid array is not (the error-guided shortcut drops it faster)
 TABLE = [(u, False) for u, _, _ in CASES] + [(u, False) for u in SHORTCUT] + [
-    (u, i < 3) for i, u in enumerate(BENCH_FAULTS)]
+    (u, i < 3) for i, u in enumerate(BENCH_FAULTS)] + [(u, False) for u in NESTED_FAULTS]
 
 
 @pytest.mark.parametrize(("update", "by_twin"), TABLE)
@@ -231,3 +245,72 @@ def test_threads_share_the_twins(make_package: GenerateFn) -> None:
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         assert all(pool.map(one, updates))
+
+
+def _leaves(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The path of every scalar in `value`."""
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _leaves(v, (*path, k))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _leaves(v, (*path, i))]
+    return [path]
+
+
+def _with(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    """A copy of `value` with the scalar at `path` replaced by `new`."""
+    if not path:
+        return new
+    copied = dict(value) if isinstance(value, dict) else list(value)
+    copied[path[0]] = _with(value[path[0]], path[1:], new)
+    return copied
+
+
+def test_every_wrong_scalar_of_the_stream_agrees_with_the_walk(make_package: GenerateFn) -> None:
+    """One message of each update kind of the shared v1 stream, each scalar in turn made
+    the wrong JSON kind (a string for a number, a number for anything else), null and an
+    empty object: three
+    decodes of each (the general path, then twins where one is built) equal the walk,
+    with the same repairs, or all three are the same `DecodeError`."""
+    corpus.require()
+    pkg = make_package(corpus.newest(corpus.NEWEST["v1"]), "twin_v1_scalars")
+    walk = import_module(f"{pkg.__name__}._walk")
+    walker = walk.Walker(pkg._convert.MsgspecLeaves())
+    firsts: dict[str, Any] = {}
+    for line in corpus.STREAM_V1.read_bytes().splitlines():
+        params = json.loads(line)["params"]
+        firsts.setdefault(params["update"]["sessionUpdate"], params)
+    checked = 0
+    for params in firsts.values():
+        for path in _leaves(params):
+            if path[-1] in ("sessionUpdate", "type") or path == ("sessionId",):
+                continue  # (a tag or the session: no repair can apply)
+            scalar: Any = params
+            for step in path:
+                scalar = scalar[step]
+            number = isinstance(scalar, int | float) and not isinstance(scalar, bool)
+            for bad in ("x" if number else 1.5, None, {}):
+                checked += _check_one(pkg, walker, _with(params, path, bad))
+    assert checked > 50, checked  # (decoded ones; the rest were errors, checked alike)
+
+
+def _check_one(pkg: ModuleType, walker: Any, faulty: dict[str, Any]) -> int:
+    """Decode notification params `faulty` three times against the walk; 1 when they
+    decoded, 0 when all were the walk's `DecodeError`."""
+    data = json.dumps({"jsonrpc": "2.0", "method": "session/update",
+                       "params": faulty}).encode()
+    plain: list[Any] = []
+    try:
+        expected = walker.convert(faulty, pkg.SessionNotification, "$.params", plain)
+    except pkg.DecodeError as exc:
+        for _ in range(3):
+            with pytest.raises(pkg.DecodeError) as raised:
+                pkg.decode_notification(data)
+            assert str(raised.value) == str(exc), data
+        return 0
+    for _ in range(3):
+        repairs: list[Any] = []
+        decoded = pkg.decode_notification(data, repairs=repairs)
+        assert decoded == expected and _shape(decoded, pkg) == _shape(expected, pkg), data
+        assert _rows(repairs) == _rows(plain), data
+        assert pkg.encode(decoded) == pkg.encode(expected), data
+    return 1

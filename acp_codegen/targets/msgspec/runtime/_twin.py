@@ -148,11 +148,16 @@ class _Values(NamedTuple):
 
 
 class _Members(NamedTuple):
-    """A union on the path: the node of each twin member, by class, and the array or map
-    member's node, if any."""
+    """A union on the path: the node of each twin member, by class, and the array and map
+    members' nodes, if any."""
 
     structs: dict[type[Any], _Struct]
-    other: Any
+    items: _Items | None
+    values: _Values | None
+
+    def parts(self) -> tuple[Any, ...]:
+        """Its member nodes (what it lends to a union it is itself a member of)."""
+        return (*self.structs.values(), self.items, self.values)
 
 
 #: A union marker on the path: nothing to finish (the hook made the final value).
@@ -208,10 +213,20 @@ def _rewrite(tp: Any, i: int, route: _Route) -> tuple[Any, _Node] | None:
         if all(r is None for r in rewritten):
             return None
         twins = [m if r is None else r[0] for m, r in zip(members, rewritten, strict=True)]
-        nodes = [r[1] for r in rewritten if r is not None]
-        structs = {n.twin: n for n in nodes if type(n) is _Struct}
-        other = next((n for n in nodes if type(n) is not _Struct), None)
-        return functools.reduce(operator.or_, twins), _Members(structs, other)
+        structs: dict[type[Any], _Struct] = {}
+        items = values = None
+        for r in rewritten:
+            node = None if r is None else r[1]
+            # (a member that is itself a union, as in ``Annotated[A | None, ...] | Unset``,
+            # lends its members to this one, or `_finish` would never reach them)
+            for part in node.parts() if type(node) is _Members else (node,):
+                if type(part) is _Struct:
+                    structs[part.twin] = part
+                elif type(part) is _Items:
+                    items = part
+                elif type(part) is _Values:
+                    values = part
+        return functools.reduce(operator.or_, twins), _Members(structs, items, values)
     last = len(route.segments)
     if origin is list:
         if i == last or type(route.segments[i]) is not int:
@@ -384,10 +399,8 @@ def _finish(value: Any, node: _Node, path: str, depth: int, repairs: list[Repair
         member = node.structs.get(type(value))
         if member is not None:
             return _struct(value, member, path, depth, repairs)
-        other = node.other
-        if other is not None and type(value) is (list if type(other) is _Items else dict):
-            return _finish(value, other, path, depth, repairs)
-        return value
+        inner = node.items if type(value) is list else node.values if type(value) is dict else None
+        return value if inner is None else _finish(value, inner, path, depth, repairs)
     if kind is _Struct:
         assert isinstance(node, _Struct)
         if type(value) is node.twin:
