@@ -124,6 +124,17 @@ BAD: dict[str, bytes | str] = {
     b'"rawInput":{"a":[Infinity]}}',
     "1e400 in an untyped field": b'{"sessionUpdate":"tool_call_update","toolCallId":"t",'
     b'"rawInput":1e400}',
+    # An escaped lone surrogate reads into a str that UTF-8 cannot write back.
+    "escaped lone high surrogate in a text": b'{"sessionUpdate":"agent_message_chunk",'
+    b'"messageId":"m","content":{"type":"text","text":"a\\ud800b"}}',
+    "escaped lone low surrogate in _meta": b'{"sessionUpdate":"agent_message","messageId":"m",'
+    b'"_meta":{"a":"\\uDC00"}}',
+    "escaped surrogates in the wrong order": b'{"sessionUpdate":"agent_message",'
+    b'"messageId":"m","_meta":{"a":"\\ude00\\ud83d"}}',
+    "escaped lone surrogate in a key": b'{"sessionUpdate":"agent_message","messageId":"m",'
+    b'"_meta":{"\\udbff":1}}',
+    "escaped lone surrogate after an escaped backslash": b'{"sessionUpdate":"_x",'
+    b'"v":"\\\\\\ud800"}',
 }
 
 
@@ -135,7 +146,31 @@ def test_bad_input_raises_decode_error(make_package: GenerateFn, target: str,
         pkg.decode_update(BAD[case])
 
 
+def test_bad_input_in_a_dropped_place_raises_decode_error(make_package: GenerateFn,
+                                                          target: str) -> None:
+    """A value no decoded object keeps is still read: an envelope member besides the four
+    JSON-RPC ones, and an undeclared property when the package keeps none."""
+    update = b'{"sessionUpdate":"agent_message","messageId":"m"%s}'
+    notification = b'{"jsonrpc":"2.0","method":"session/update",%s"params":{"sessionId":"s",' \
+        b'"update":%s}}'
+    closed = make_package(OWN_SCHEMA, "rep_own_drop", target=target, keep_unknown_fields=False)
+    opened = make_package(OWN_SCHEMA, "rep_own", target=target)
+    for bad in (b"NaN", b"-Infinity", b'"\\ud800"'):
+        with pytest.raises(closed.DecodeError):
+            closed.decode_update(update % (b',"x":[' + bad + b"]"))
+        for pkg in (closed, opened):
+            with pytest.raises(pkg.DecodeError):
+                pkg.decode_notification(notification % (b'"x":' + bad + b",", update % b""))
+    # the same places with a good value: dropped or kept, as each package does
+    assert closed.extra_fields(closed.decode_update(update % b',"x":[1]')) == {}
+    for pkg in (closed, opened):
+        params = pkg.decode_notification(notification % (b'"x":1.5,', update % b""))
+        assert params.session_id == "s"
+
+
 @pytest.mark.parametrize("update", [
+    b'{"sessionUpdate":"agent_message","messageId":"m","_meta":{"a":"\\ud83d\\ude00 ok"}}',
+    b'{"sessionUpdate":"agent_message","messageId":"m","_meta":{"\\\\ud800":"\\\\udc00"}}',
     b'{"sessionUpdate":"agent_message","messageId":"m","_meta":{"a":1.5,"b":[-0.0,1e300,7]}}',
     b'{"sessionUpdate":"_x","v":{"w":[2,-1e300,0.25]}}',
     b'{"sessionUpdate":"agent_message","messageId":"m","x":{"y":[1e-320,3]}}',

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import math
+import re
 from collections.abc import Mapping
 from typing import Any, ClassVar, NamedTuple
 
@@ -24,6 +25,7 @@ __all__ = [
     "OpenStrEnum",
     "TaggedUnion",
     "UnknownVariant",
+    "check_text",
     "finite_float",
     "json_type",
     "no_constant",
@@ -269,3 +271,36 @@ def finite_float(token: str) -> float:
     if value in (math.inf, -math.inf):
         raise ValueError(f"number {token} is out of range")
     return value
+
+
+#: Where a ``\\u`` escape of a UTF-16 surrogate starts: cheap to look for, and in almost
+#: no message at all.
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_B = re.compile(rb"\\u[dD][89a-fA-F]")
+#: The escapes that decide whether a surrogate escape stands alone, read left to right: an
+#: escaped backslash (read past, so the text after it is not taken for an escape), a high
+#: surrogate followed by a low one (a valid pair), or a lone surrogate (group 1).
+_ESCAPE = r"\\(?:\\|u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|(u[dD][89a-fA-F]))"
+_ESCAPES = re.compile(_ESCAPE)
+_ESCAPES_B = re.compile(_ESCAPE.encode())
+
+
+def check_text(data: bytes | str) -> None:
+    """Refuse JSON text that would decode to a string UTF-8 cannot hold, since it could
+    never be encoded again: a `str` payload holding a lone surrogate, or a ``\\u`` escape
+    of one (a high surrogate not followed by a low one, or a low one alone). Linear; a
+    message without a backslash costs one byte search."""
+    if isinstance(data, str):
+        try:
+            data.encode("utf-8")
+        except UnicodeEncodeError:
+            raise DecodeError("invalid JSON: text is not valid Unicode", "") from None
+        if _SURROGATE.search(data) is None:
+            return
+        found = _ESCAPES.finditer(data)
+    else:
+        if data.find(b"\\") < 0 or _SURROGATE_B.search(data) is None:
+            return
+        found = _ESCAPES_B.finditer(data)  # type: ignore[assignment]
+    if any(match.group(1) is not None for match in found):
+        raise DecodeError("invalid JSON: text is not valid Unicode", "")

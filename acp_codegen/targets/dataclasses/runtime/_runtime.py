@@ -24,10 +24,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from typing import Any
 
-from ._base import DecodeError, Method, UnknownVariant, finite_float, no_constant
+from ._base import (
+    DecodeError,
+    Method,
+    UnknownVariant,
+    check_text,
+    finite_float,
+    no_constant,
+)
 from ._leaves import WALKER
 from ._models import (
     _WIRE,
@@ -77,51 +83,15 @@ __all__ = [
 
 # -- JSON in and out --------------------------------------------------------------------------
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_SURROGATE_ESCAPE_B = re.compile(rb"\\u[dD][89a-fA-F]")
-
 
 def load_json(data: bytes | str) -> Any:
     """`data` as plain JSON values: NaN, Infinity, numbers beyond a double and text that
     is not valid Unicode (lone surrogates, raw or escaped) are a `DecodeError`."""
-    if isinstance(data, str):
-        try:
-            data.encode("utf-8")
-        except UnicodeEncodeError:
-            raise DecodeError("invalid JSON: text is not valid Unicode", "") from None
-        escaped = _SURROGATE_ESCAPE.search(data) is not None
-    else:
-        escaped = _SURROGATE_ESCAPE_B.search(data) is not None
+    check_text(data)
     try:
-        value = json.loads(data, parse_constant=no_constant, parse_float=finite_float)
+        return json.loads(data, parse_constant=no_constant, parse_float=finite_float)
     except (ValueError, RecursionError) as exc:
         raise DecodeError(f"invalid JSON: {exc}", "") from None
-    if escaped and not _valid_text(value):
-        raise DecodeError("invalid JSON: text is not valid Unicode", "")
-    return value
-
-
-def _valid_text(value: Any) -> bool:
-    """Whether every string in `value` (keys too) can be encoded as UTF-8 (no recursion)."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if type(node) is str:
-            texts: Any = (node,)
-        elif type(node) is dict:
-            texts = node.keys()
-            stack.extend(node.values())
-        elif type(node) is list:
-            stack.extend(node)
-            continue
-        else:
-            continue
-        for text in texts:
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError:
-                return False
-    return True
 
 
 def is_request(message: Any) -> None:

@@ -35,7 +35,7 @@ from pydantic.experimental.missing_sentinel import MISSING
 from pydantic_core import core_schema
 
 from . import _base
-from ._base import DecodeError, Method, finite_float, json_type, no_constant
+from ._base import DecodeError, Method, check_text, finite_float, json_type, no_constant
 from ._walk import MISS, Field, Leaves, Repair, Walker
 
 __all__ = [
@@ -118,7 +118,11 @@ class Model(pydantic.BaseModel):
 
     model_config = pydantic.ConfigDict(
         strict=True,
-        extra="ignore",
+        # A property the schema does not declare fails the strict pass, and the slow
+        # path drops it (`OpenModel` keeps it instead): pydantic-core would drop it
+        # unread, a NaN or a lone surrogate in it included, where every other target
+        # refuses those.
+        extra="forbid",
         # Infinity, NaN and numbers beyond a double cannot be written back as JSON.
         allow_inf_nan=False,
         validate_by_alias=True,
@@ -464,7 +468,7 @@ def attempt(strict: Callable[[bytes | str], Any], data: bytes | str) -> Any:
     """Run a strict validator on `data`: its result, or `MISS` when the payload does not fit
     (a NaN or infinite number among them: see `AnyJson`); runaway nesting is a
     `DecodeError`."""
-    _check_text(data)
+    check_text(data)  # (pydantic-core reads an escaped lone surrogate into a str)
     try:
         return strict(data)
     except pydantic.ValidationError:
@@ -473,18 +477,10 @@ def attempt(strict: Callable[[bytes | str], Any], data: bytes | str) -> Any:
         raise DecodeError("payload nests too deeply", "$") from None
 
 
-def _check_text(data: bytes | str) -> None:
-    """Refuse a `str` payload that is not valid Unicode (a lone surrogate): it could be
-    decoded, but never encoded again."""
-    if isinstance(data, str):
-        try:
-            data.encode("utf-8")
-        except UnicodeEncodeError:
-            raise DecodeError("invalid JSON: text is not valid Unicode", "") from None
-
-
 def load_json(data: bytes | str) -> Any:
-    """`data` as plain JSON values; NaN, Infinity and numbers beyond a double are errors."""
+    """`data` as plain JSON values; NaN, Infinity, numbers beyond a double and text that is
+    not valid Unicode are errors."""
+    check_text(data)
     try:
         value = json.loads(data, parse_constant=no_constant, parse_float=finite_float)
     except (ValueError, RecursionError) as exc:

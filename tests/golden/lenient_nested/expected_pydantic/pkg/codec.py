@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import typing
 
+import pydantic
 import typing_extensions
 
 from . import _runtime as _rt
@@ -63,8 +64,13 @@ def decode_update(data: bytes | str, repairs: list[Repair] | None = None) -> Upd
 
 
 class _Envelope(typing_extensions.TypedDict):
-    """The JSON-RPC wrapper; a plain dict is cheaper to build than one more model."""
+    """The JSON-RPC wrapper; a plain dict is cheaper to build than one more model.
 
+    Any other member fails the strict pass, so the slow path's parser reads it (pydantic
+    would skip it unread, a NaN in it included).
+    """
+
+    __pydantic_config__ = pydantic.ConfigDict(extra="forbid")  # type: ignore[misc]
     jsonrpc: typing.Literal["2.0"]
     method: typing.Literal["session/update"]
     params: Notify
