@@ -441,36 +441,37 @@ def adapter(tp: Any) -> pydantic.TypeAdapter[Any]:
     return pydantic.TypeAdapter(tp)
 
 
-def wire_validator(tp: Any) -> Callable[[bytes | str], Any]:
-    """The strict JSON validator of `tp`, reading camelCase keys only.
-
-    It calls pydantic-core directly, skipping `TypeAdapter`'s Python-level wrapper.
-    """
-    return functools.partial(adapter(tp).validator.validate_json, **WIRE)
+def wire_validator(tp: Any) -> Callable[..., Any]:
+    """pydantic-core's JSON validator of `tp` (skipping `TypeAdapter`'s Python-level
+    wrapper), which `attempt` calls strictly, reading camelCase keys only."""
+    return adapter(tp).validator.validate_json
 
 
 def decode(
     data: bytes | str,
     tp: Any,
-    fast: Callable[[bytes | str], Any] | None = None,
+    fast: Callable[..., Any] | None = None,
     repairs: list[Repair] | None = None,
 ) -> Any:
     """Decode JSON `data` as `tp`: strictly at pydantic-core speed, else through the slow
     path, which appends each repair it makes to `repairs` when given."""
-    validate = fast if fast is not None else wire_validator(tp)
-    result = attempt(validate, data)
+    result = attempt(fast if fast is not None else wire_validator(tp), data)
     if result is not MISS:
         return result
     return convert(load_json(data), tp, "$", repairs)
 
 
-def attempt(strict: Callable[[bytes | str], Any], data: bytes | str) -> Any:
-    """Run a strict validator on `data`: its result, or `MISS` when the payload does not fit
-    (a NaN or infinite number among them: see `AnyJson`); runaway nesting is a
-    `DecodeError`."""
-    check_text(data)  # (pydantic-core reads an escaped lone surrogate into a str)
+def attempt(validate: Callable[..., Any], data: bytes | str) -> Any:
+    """Run a `wire_validator` strictly on `data`: its result, or `MISS` when the payload does
+    not fit (a NaN or infinite number among them: see `AnyJson`); runaway nesting and text
+    that is not valid Unicode are a `DecodeError`."""
+    if type(data) is not bytes or data.find(b"\\") >= 0:
+        # (only an escape can spell a lone surrogate in bytes, and pydantic-core would read
+        # it into a str that cannot be written back)
+        check_text(data)
     try:
-        return strict(data)
+        # (`WIRE`, spelled out: a call through ** builds a dict each time)
+        return validate(data, strict=True, by_alias=True, by_name=False)
     except pydantic.ValidationError:
         return MISS
     except RecursionError:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import typing
 
-import pydantic
 import typing_extensions
 
 from . import _runtime as _rt
@@ -66,11 +65,9 @@ def decode_update(data: bytes | str, repairs: list[Repair] | None = None) -> Upd
 class _Envelope(typing_extensions.TypedDict):
     """The JSON-RPC wrapper; a plain dict is cheaper to build than one more model.
 
-    Any other member fails the strict pass, so the slow path's parser reads it (pydantic
-    would skip it unread, a NaN in it included).
+    Any other member is skipped unread (refusing it measured 5% of the decode time).
     """
 
-    __pydantic_config__ = pydantic.ConfigDict(extra="forbid")  # type: ignore[misc]
     jsonrpc: typing.Literal["2.0"]
     method: typing.Literal["session/update"]
     params: Notify
@@ -88,7 +85,8 @@ def decode_notification(data: bytes | str, repairs: list[Repair] | None = None) 
     """
     envelope: _Envelope = _rt.attempt(_ENVELOPE_FAST, data)
     if envelope is not _rt.MISS:
-        _rt.is_request(envelope)
+        if "id" in envelope:
+            _rt.is_request(envelope)
         return envelope["params"]
     message = _rt.load_json(data)
     if not isinstance(message, dict):
