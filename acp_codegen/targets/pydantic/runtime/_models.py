@@ -1,0 +1,399 @@
+"""The models of the pydantic target: what generated classes derive from and are typed
+with (copied into the package as ``_models.py``; ``_runtime.py`` re-exports what generated
+code uses).
+
+- `Model` and `OpenModel`, the strict bases of every generated class (snake_case
+  attributes, camelCase aliases), the second keeping undeclared properties;
+- `AnyJson`, JSON of no declared type, refused when it holds a number JSON cannot write;
+- open enums: ``str``/``int`` subclasses that keep any value;
+- `UnknownVariant`: what an open union decodes an unknown tag into;
+- `tagged_union`, which builds a union with a callable discriminator, so an unknown tag
+  is kept while a known tag with a bad body is an error, and `shape_choice`, the marker
+  of a union told apart by shape;
+- the leniency markers `lenient` and `skip_invalid`, which the slow path reads.
+
+Omitted optional fields hold `UNSET` (pydantic's ``MISSING`` sentinel, which its
+serializer leaves out); an explicit JSON ``null`` is ``None``.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any, Literal, NamedTuple
+
+import pydantic
+import pydantic_core
+from pydantic.experimental.missing_sentinel import MISSING
+from pydantic_core import core_schema
+
+from . import _base
+
+#: The value of an omitted optional field; left out when encoding.
+UNSET = MISSING
+UnsetType = type(MISSING)
+#: A JSON ``number``: integers stay integers (and re-encode without a ``.0``).
+Number: typing.TypeAlias = int | float
+ValidationError = pydantic.ValidationError
+
+
+def finite_json(value: Any) -> Any:
+    """`value`, JSON of no declared type, when every number in it is finite; else a
+    `ValueError`. pydantic-core reads ``NaN``, ``Infinity`` and ``1e400`` into such a
+    value as floats its serializer cannot write back (``allow_inf_nan`` covers only
+    declared numbers), so the strict pass refuses them here and the slow path's
+    parser reports them. One pass over the value, with no recursion."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is float:
+            if item - item != 0.0:  # (true for NaN and the infinities alone)
+                raise ValueError("a number that is NaN or infinite cannot be written as JSON")
+        elif kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+    return value
+
+
+#: A JSON value of no declared type: anything, as long as it can be written back.
+AnyJson: typing.TypeAlias = typing.Annotated[Any, pydantic.AfterValidator(finite_json)]
+
+#: Keyword arguments of every wire-facing validation: aliases only, never attribute names.
+WIRE: dict[str, Any] = {"strict": True, "by_alias": True, "by_name": False}
+
+
+class Model(pydantic.BaseModel):
+    """Base of every generated model.
+
+    Strict: no ``"1"`` -> ``1`` or ``true`` -> ``1`` coercion. Python code builds
+    models with snake_case keywords; the wire (`decode`, `convert`) accepts only
+    the camelCase aliases, and encoding writes them.
+    """
+
+    model_config = pydantic.ConfigDict(
+        strict=True,
+        # A property the schema does not declare fails the strict pass, and the slow
+        # path drops it (`OpenModel` keeps it instead): pydantic-core would drop it
+        # unread, a NaN or a lone surrogate in it included, where every other target
+        # refuses those.
+        extra="forbid",
+        # Infinity, NaN and numbers beyond a double cannot be written back as JSON.
+        allow_inf_nan=False,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        # Field names that pydantic itself uses are renamed by the generator; the
+        # ``model_`` prefix alone is fine for the schema's fields.
+        protected_namespaces=(),
+    )
+
+
+class OpenModel(Model):
+    """A `Model` that keeps the properties its schema does not declare.
+
+    They land in pydantic's ``model_extra`` (read them with `extra_fields`) and are
+    written back on encode.
+    """
+
+    model_config = pydantic.ConfigDict(extra="allow")
+    # Typed, so undeclared properties are held to what `AnyJson` holds a value to.
+    __pydantic_extra__: dict[str, AnyJson] = pydantic.Field(init=False)
+
+
+# pydantic has read the annotation above; the class attribute it leaves would hide
+# `BaseModel`'s own slot of that name, and measured 1.5x slower encoding.
+del OpenModel.__pydantic_extra__
+
+
+def extra_fields(obj: object) -> dict[str, Any]:
+    """The undeclared properties `obj` was decoded with (empty when none)."""
+    found = (
+        getattr(obj, "__pydantic_extra__", None) if isinstance(obj, pydantic.BaseModel) else None
+    )
+    return dict(found) if found else {}
+
+
+def rebuild(*models: type[pydantic.BaseModel]) -> None:
+    """Finish building models whose annotations named types defined after them."""
+    for model in models:
+        model.model_rebuild()
+
+
+# -- open enums ---------------------------------------------------------------------------
+
+
+class OpenStrEnum(_base.OpenStrEnum):
+    """`_base.OpenStrEnum`, validated by pydantic as a strict string."""
+
+    __slots__ = ()
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: pydantic.GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return _open_enum_schema(cls, core_schema.str_schema(strict=True), "str")
+
+
+class OpenIntEnum(_base.OpenIntEnum):
+    """`_base.OpenIntEnum`, validated by pydantic as a strict integer."""
+
+    __slots__ = ()
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: pydantic.GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return _open_enum_schema(cls, core_schema.int_schema(strict=True), "int")
+
+
+def _open_enum_schema(
+    cls: type[Any], scalar: core_schema.CoreSchema, kind: Literal["str", "int"]
+) -> core_schema.CoreSchema:
+    """Validate as the strict `scalar`, then wrap it in open enum `cls` (which keeps values
+    it does not know); written back as the plain scalar, `kind`."""
+    return core_schema.no_info_after_validator_function(
+        cls, scalar, serialization=core_schema.simple_ser_schema(kind)
+    )
+
+
+# -- unions ---------------------------------------------------------------------------------
+
+
+class UnknownVariant(_base.UnknownVariant):
+    """`_base.UnknownVariant`, read from a JSON object and written back as it came."""
+
+    __slots__ = ()
+
+    @classmethod
+    def _from_json(cls, raw: dict[str, Any]) -> _base.UnknownVariant:
+        return cls._from_raw(finite_json(raw))
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: pydantic.GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        from_dict = core_schema.no_info_after_validator_function(
+            cls._from_json, core_schema.dict_schema(core_schema.str_schema())
+        )
+        return core_schema.json_or_python_schema(
+            json_schema=from_dict,
+            python_schema=core_schema.union_schema(
+                [core_schema.is_instance_schema(cls), from_dict]
+            ),
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                _raw_of, when_used="always"
+            ),
+        )
+
+
+def _raw_of(value: UnknownVariant) -> dict[str, Any]:
+    return value.raw
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+class TaggedUnion(_base.TaggedUnion):
+    """Descriptor of a tagged union, kept in its type's ``Annotated`` metadata.
+
+    The slow path reads it, and it gives the union a second, JSON-only schema (see
+    `__get_pydantic_core_schema__`).
+    """
+
+    __slots__ = ()
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: pydantic.GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        """Validate JSON input with pydantic-core's own tagged union, keyed by the wire tag.
+
+        The callable discriminator needs every union member turned into a Python
+        dict before it can look at the tag; this schema reads the tag straight from
+        the parsed JSON. An unknown tag fails the native union and falls through to
+        a second member that accepts any object whose tag is a string *not* among
+        the known ones, so a known tag with a bad body still fails. Python input
+        (model instances, dicts from user code) keeps the callable discriminator.
+        """
+        python = handler(source)
+        if self.default is not None:
+            return python
+        choices = {tag: handler.generate_schema(tp) for tag, tp in self.variants.items()}
+        fast: core_schema.CoreSchema = core_schema.tagged_union_schema(
+            choices, discriminator=self.tag_field
+        )
+        if self.unknown is not None:
+            unknown = core_schema.no_info_after_validator_function(
+                self._unknown, core_schema.dict_schema(core_schema.str_schema())
+            )
+            fast = core_schema.union_schema([fast, unknown], mode="left_to_right")
+        # Output goes through the callable discriminator, which routes by class: the
+        # wire-keyed union cannot find a tag on a model instance.
+        serialization = core_schema.plain_serializer_function_ser_schema(
+            _same, return_schema=python, when_used="always"
+        )
+        return core_schema.json_or_python_schema(
+            json_schema=fast, python_schema=python, serialization=serialization
+        )
+
+    def _unknown(self, raw: dict[str, Any]) -> _base.UnknownVariant:
+        tag = raw.get(self.tag_field)
+        if type(tag) is not str or tag in self.variants or self.unknown is None:
+            raise pydantic_core.PydanticCustomError(
+                "acp_tag", "not an unknown {name} member", {"name": self.name}
+            )
+        return self.unknown(tag, finite_json(raw))
+
+
+class ShapeChoice:
+    """Metadata of an untagged union told apart by shape (``Annotated[A | B, shape_choice]``).
+
+    pydantic's own union takes a payload with the member that sets the most fields, and
+    several members that keep undeclared properties can each take any object. Here a
+    member takes the value only when it keeps nothing aside (no undeclared property of
+    its own), trying the members in order; a value every member would take only with
+    something kept aside fails, and the slow path reads it as it does for every target
+    (the first member that takes it at all). Each member is tried once per value, so a
+    malformed recursive union costs time linear in its depth.
+    """
+
+    __slots__ = ()
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: pydantic.GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        members = typing.get_args(source) if _is_union(source) else ()
+        if len(members) < 2:
+            return handler(source)
+        whole: list[core_schema.CoreSchema | tuple[core_schema.CoreSchema, str]] = [
+            core_schema.no_info_after_validator_function(_whole, handler.generate_schema(m))
+            for m in members
+        ]
+        return core_schema.union_schema(whole, mode="left_to_right")
+
+
+shape_choice = ShapeChoice()
+
+
+def _is_union(tp: Any) -> bool:
+    return typing.get_origin(tp) in (typing.Union, types.UnionType)
+
+
+def _whole(value: Any) -> Any:
+    if isinstance(value, pydantic.BaseModel) and value.model_extra:
+        raise pydantic_core.PydanticCustomError("acp_kept", "keeps undeclared properties")
+    return value
+
+
+class Lenient(NamedTuple):
+    """Field metadata for ``x-deserialize-default-on-error``: a bad value becomes `on_error`."""
+
+    on_error: Any
+
+
+class SkipInvalid(NamedTuple):
+    """Field metadata for ``x-deserialize-skip-invalid-items``: bad array items are dropped."""
+
+
+def lenient(on_error: Any) -> Lenient:
+    return Lenient(on_error)
+
+
+skip_invalid = SkipInvalid()
+
+
+def _union_spec(tp: Any) -> TaggedUnion | None:
+    if typing.get_origin(tp) is typing.Annotated:
+        for meta in typing.get_args(tp)[1:]:
+            if isinstance(meta, TaggedUnion):
+                return meta
+    return None
+
+
+def _member_classes(target: Any) -> list[type[Any]]:
+    """The concrete classes a variant target stands for (a nested union's members)."""
+    spec = _union_spec(target)
+    if spec is None:
+        return [target]
+    out: list[type[Any]] = []
+    for inner in spec.variants.values():
+        out += _member_classes(inner)
+    out += [c for c in (spec.default, spec.unknown) if c is not None]
+    return out
+
+
+def tagged_union(
+    name: str,
+    tag_field: str,
+    variants: Mapping[str, Any],
+    unknown: type[UnknownVariant] | None = None,
+    default: type[Any] | None = None,
+) -> Any:
+    """Build the runtime type of a tagged union.
+
+    The union's discriminator is a function: a JSON object goes to the variant its
+    tag names, an unknown tag to `unknown` (or is an error for a closed union), a
+    missing tag to `default`. A known tag's body is validated only against its own
+    variant, so a malformed known update is an error instead of silently matching
+    something else. Model instances are routed by class when validating and
+    serializing Python objects.
+    """
+    spec = TaggedUnion(name, tag_field, variants, unknown, default)
+    choices: dict[str, Any] = dict(variants)
+    by_class: dict[type[Any], str] = {}
+    for label, target in variants.items():
+        for cls in _member_classes(target):
+            by_class.setdefault(cls, label)
+    unknown_label = default_label = None
+    if unknown is not None:
+        unknown_label = _fresh_label("unknown", choices)
+        choices[unknown_label] = unknown
+        by_class[unknown] = unknown_label
+    if default is not None:
+        default_label = _fresh_label("default", choices)
+        choices[default_label] = default
+        by_class.setdefault(default, default_label)
+    known = frozenset(variants)
+
+    def discriminate(value: Any) -> str | None:
+        if type(value) is dict:
+            tag = value.get(tag_field, _ABSENT)
+            if tag is _ABSENT:
+                return default_label
+            if tag in known:
+                return typing.cast(str, tag)
+            return unknown_label if type(tag) is str else None
+        return by_class.get(type(value))
+
+    members = tuple(typing.Annotated[tp, pydantic.Tag(label)] for label, tp in choices.items())
+    if len(members) == 1:
+        return typing.Annotated[next(iter(choices.values())), spec]
+    union: Any = functools.reduce(lambda a, b: typing.Union[a, b], members)  # noqa: UP007
+    return typing.Annotated[
+        union,
+        pydantic.Discriminator(discriminate),
+        spec,
+    ]
+
+
+_ABSENT = object()
+
+
+def _fresh_label(base: str, taken: Mapping[str, Any]) -> str:
+    label = f"<{base}>"
+    while label in taken:
+        label = f"<{label}>"
+    return label
+
+
+@functools.cache
+def adapter(tp: Any) -> pydantic.TypeAdapter[Any]:
+    """A cached `TypeAdapter` for any generated type."""
+    return pydantic.TypeAdapter(tp)
