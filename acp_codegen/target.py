@@ -81,7 +81,7 @@ class Target:
     #: IR module, keep-unknown-fields flag -> the template view.
     lower: Callable[[ir.Module, bool], View]
     #: Shared runtime files this target's package carries besides `STATE_RUNTIME`.
-    shared: tuple[str, ...] = ("_base.py", "_walk.py")
+    shared: tuple[str, ...] = ("_base.py", "_walk_api.py", "_walk.py")
     #: A library the generator itself imports for this target, and the extra that installs it.
     requires: tuple[str, str] | None = None
     #: How many levels deep definitions may name one another: the library builds a model

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ._walk import (
+from ._walk import Walker
+from ._walk_api import (
     _CHECKED,
     _KEPT,
     _LEAF,
@@ -31,7 +32,6 @@ from ._walk import (
     MISS,
     MISSING_VALUE,
     Repair,
-    Walker,
     _Call,
     _is_array,
 )
