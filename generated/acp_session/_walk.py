@@ -17,8 +17,8 @@ the generated types while applying what strict decoding cannot:
 The walker knows nothing about any model library. A target subclasses `Leaves`
 (in ``_walk_api.py``, with the rest the walker shares with targets) to say how to
 recognise its models and unions, how to convert a value strictly (whole, or one scalar
-at a time) and how to build a model; each target does so in its runtime. A target for another library (stdlib dataclasses,
-say) supplies the same dozen small methods.
+at a time) and how to build a model; each target does so in its runtime, with the
+same dozen small methods.
 
 Cost is linear in the input: each (JSON node, type) pair is converted at most
 once per call, memoised, so untagged unions that nest inside themselves never

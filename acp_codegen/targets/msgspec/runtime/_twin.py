@@ -15,8 +15,9 @@ the same structs, except along the path to that spot, where
   handed to the walker (`Walker.field_value`), which applies exactly the leniency
   and openness converting the whole message would.
 
-msgspec decodes the message with the twin in one pass, and a short walk down the
-same path turns each twin struct back into its own class, so the result is equal,
+``_twin_build.py`` builds the twin. msgspec decodes the message with it in one pass,
+and a short walk down the same path turns each twin struct back into its own class, so
+the result is equal,
 type for type, to what the general path returns. A message with a second fault
 fails the twin decode and takes the general path. Twins are built only for a spot
 seen twice and only for the first `KEPT` such spots per root type, so a stream of ever
@@ -26,19 +27,15 @@ and no memory; spots past the limit take the general path.
 
 from __future__ import annotations
 
-import functools
-import operator
-import types
-import typing
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgspec
 from msgspec import UNSET
 
 from ._base import DecodeError
-from ._convert import WALKER, dec_hook
-from ._unions import ShapeUnion, TaggedUnion, union_spec
+from ._convert import WALKER
+from ._twin_build import _build, _Items, _Members, _Node, _Struct, _Values
 from ._walk import MISS, Repair
 
 __all__ = ["Twins"]
@@ -115,276 +112,6 @@ class Twins:
             assert repairs is not None
             repairs.extend(found)
         return value
-
-
-# -- building ---------------------------------------------------------------------------------
-
-
-class _Struct(NamedTuple):
-    """How `_finish` turns a twin struct back into its own class."""
-
-    twin: type[Any]
-    cls: type[Any]
-    #: the attribute on the path below, its wire name and its node (None: the spot)
-    attr: str | None = None
-    wire: str | None = None
-    child: Any = None
-    #: the walker's view of that property when it is read raw (the node is None then)
-    raw: Any = None
-    #: (attribute, wire name) of the field declaring an undeclared property
-    extra: tuple[str, str] | None = None
-
-
-class _Items(NamedTuple):
-    """An array on the path: each item is finished by `child`."""
-
-    child: Any
-
-
-class _Values(NamedTuple):
-    """A map on the path: each value is finished by `child`."""
-
-    child: Any
-
-
-class _Members(NamedTuple):
-    """A union on the path: the node of each twin member, by class, and the array and map
-    members' nodes, if any."""
-
-    structs: dict[type[Any], _Struct]
-    items: _Items | None
-    values: _Values | None
-
-    def parts(self) -> tuple[Any, ...]:
-        """Its member nodes (what it lends to a union it is itself a member of)."""
-        return (*self.structs.values(), self.items, self.values)
-
-
-#: A union marker on the path: nothing to finish (the hook made the final value).
-_DONE = None
-_Node = _Struct | _Items | _Values | _Members | None
-
-
-class _NoTwin(Exception):
-    """Raised while building when the general path reads the spot faster than a twin."""
-
-
-class _Route:
-    """The spot one twin is built for: path segments, the error kind and its property."""
-
-    __slots__ = ("kind", "prop", "segments")
-
-    def __init__(self, segments: list[Any], kind: str, prop: str | None) -> None:
-        self.segments = segments
-        self.kind = kind
-        self.prop = prop
-
-
-def _build(
-    root: Any, segments: list[Any], kind: str, prop: str | None
-) -> tuple[Callable[[Any], Any], _Node] | None:
-    """The decoder and finishing node of the twin of `root` for one spot; None when no
-    twin can help (the spot is at the top, or not under any struct property)."""
-    try:
-        found = _rewrite(root, 0, _Route(segments, kind, prop))
-        if found is None:
-            return None
-        twin, node = found
-        decode = msgspec.json.Decoder(twin, dec_hook=_twin_hook).decode
-    except (_NoTwin, TypeError, ValueError, AttributeError, KeyError, RecursionError):
-        # (TypeError: a type msgspec will not build a twin of): the general path reads it
-        return None
-    return decode, node
-
-
-def _rewrite(tp: Any, i: int, route: _Route) -> tuple[Any, _Node] | None:
-    """The twin of type `tp`, found at `route.segments[:i]`, and its node; None when
-    nothing under `tp` needs to change (the caller reads its property raw instead)."""
-    origin = typing.get_origin(tp)
-    if origin is typing.Annotated:
-        base, *metas = typing.get_args(tp)
-        found = _rewrite(base, i, route)
-        if found is None:
-            return None
-        return typing.Annotated[(found[0], *metas)], found[1]
-    if origin is typing.Union or isinstance(tp, types.UnionType):
-        members = typing.get_args(tp)
-        rewritten = [_rewrite(m, i, route) for m in members]
-        if all(r is None for r in rewritten):
-            return None
-        twins = [m if r is None else r[0] for m, r in zip(members, rewritten, strict=True)]
-        structs: dict[type[Any], _Struct] = {}
-        items = values = None
-        for r in rewritten:
-            node = None if r is None else r[1]
-            # (a member that is itself a union, as in ``Annotated[A | None, ...] | Unset``,
-            # lends its members to this one, or `_finish` would never reach them)
-            for part in node.parts() if type(node) is _Members else (node,):
-                if type(part) is _Struct:
-                    structs[part.twin] = part
-                elif type(part) is _Items:
-                    items = part
-                elif type(part) is _Values:
-                    values = part
-        return functools.reduce(operator.or_, twins), _Members(structs, items, values)
-    last = len(route.segments)
-    if origin is list:
-        if i == last or type(route.segments[i]) is not int:
-            return None
-        found = _rewrite(typing.get_args(tp)[0], i + 1, route)
-        if found is None:
-            return None
-        return types.GenericAlias(list, (found[0],)), _Items(found[1])
-    if origin is dict:
-        if i == last or type(route.segments[i]) is not str:
-            return None
-        key_type, value_type = typing.get_args(tp)
-        found = _rewrite(value_type, i + 1, route)
-        if found is None:
-            return None
-        return types.GenericAlias(dict, (key_type, found[0])), _Values(found[1])
-    if isinstance(tp, type) and issubclass(tp, msgspec.Struct) and not issubclass(tp, ShapeUnion):
-        return _rewrite_struct(tp, i, route)
-    return None
-
-
-def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | None:
-    infos = msgspec.structs.fields(cls)
-    if i == len(route.segments):  # the spot itself: only an undeclared property is kept here
-        prop = route.prop
-        if (
-            route.kind != "unknown_field"
-            or prop is None
-            or not cls.__struct_config__.forbid_unknown_fields
-            or any(f.encode_name == prop for f in infos)
-        ):
-            return None
-        attr = _free_attr(cls)
-        twin = _subclass(cls, {}, (attr, prop))
-        return twin, _Struct(twin, cls, extra=(attr, prop))
-    segment = route.segments[i]
-    info = next((f for f in infos if f.encode_name == segment), None)
-    if info is None:
-        return None
-    child: _Node = _DONE
-    raw_field = None
-    spec = union_spec(info.type)
-    if (
-        spec is not None
-        and spec.unknown is not None
-        and route.kind == "bad_value"
-        and i + 2 == len(route.segments)
-        and route.segments[i + 1] == spec.tag_field
-        and info.required
-    ):
-        field_type: Any = _marker(spec)  # read by `_twin_hook`, unknown member or not
-    else:
-        found = _rewrite(info.type, i + 1, route)
-        if found is None:
-            raw_field = _walker_field(cls, info.encode_name)
-            if raw_field is None:
-                return None
-            if raw_field.skip_invalid and i + 1 < len(route.segments):
-                # A fault in one item of a skip-invalid array: the error-guided shortcut
-                # drops it without walking, which beats converting the array here.
-                raise _NoTwin
-            field_type = msgspec.Raw
-        else:
-            field_type, child = found
-    twin = _subclass(cls, {info.name: field_type}, None)
-    return twin, _Struct(twin, cls, info.name, info.encode_name, child, raw_field)
-
-
-def _walker_field(cls: Any, wire: str) -> Any:
-    fields = WALKER.leaves.fields(cls) or ()
-    return next((f for f in fields if f.wire == wire), None)
-
-
-def _free_attr(cls: Any) -> str:
-    taken = set(cls.__struct_fields__)
-    n = 0
-    while f"acp_undeclared_{n}" in taken:
-        n += 1
-    return f"acp_undeclared_{n}"
-
-
-def _subclass(cls: Any, retyped: dict[str, Any], extra: tuple[str, str] | None) -> Any:
-    """A subclass of struct `cls` with the fields in `retyped` read as another type and,
-    if given, one more field holding an undeclared property (attribute, wire name)."""
-    config = cls.__struct_config__
-    annotations: dict[str, Any] = {}
-    namespace: dict[str, Any] = {
-        "__module__": cls.__module__,
-        "__qualname__": cls.__qualname__,
-        "__annotations__": annotations,
-    }
-    for info in msgspec.structs.fields(cls):
-        if info.name not in retyped:
-            continue
-        annotations[info.name] = retyped[info.name]
-        if info.default is not msgspec.NODEFAULT:
-            namespace[info.name] = msgspec.field(name=info.encode_name, default=info.default)
-        elif info.default_factory is not msgspec.NODEFAULT:
-            namespace[info.name] = msgspec.field(
-                name=info.encode_name, default_factory=info.default_factory
-            )
-        else:
-            namespace[info.name] = msgspec.field(name=info.encode_name)
-    if extra is not None:
-        annotations[extra[0]] = Any
-        namespace[extra[0]] = msgspec.field(name=extra[1], default=UNSET)
-    options: dict[str, Any] = {
-        "kw_only": True,
-        "forbid_unknown_fields": config.forbid_unknown_fields,
-        "omit_defaults": config.omit_defaults,
-        "gc": config.gc,
-        "dict": config.dict,
-        "weakref": config.weakref,
-        "frozen": config.frozen,
-        "eq": config.eq,
-        "order": config.order,
-        "array_like": config.array_like,
-    }
-    if config.tag_field is not None:
-        options.update(tag_field=config.tag_field, tag=config.tag)
-    return type(cls.__name__, (cls,), namespace, **options)
-
-
-class _TakesAnything(type):
-    """Metaclass of a union marker: msgspec checks that a hook's result is an instance of
-    the declared type, and anything the hook returns for a marker is."""
-
-    def __instancecheck__(cls, obj: Any) -> bool:
-        return True
-
-
-def _marker(spec: TaggedUnion) -> type[Any]:
-    """The stand-in type for open union `spec` in a twin (cached per union)."""
-    found = _MARKERS.get(id(spec))
-    if found is None or found[0] is not spec:
-        marker = _TakesAnything(f"{spec.name}Marker", (), {"__slots__": (), "UNION": spec})
-        found = _MARKERS[id(spec)] = (spec, marker)
-    return found[1]
-
-
-_MARKERS: dict[int, tuple[TaggedUnion, type[Any]]] = {}
-
-
-def _twin_hook(tp: type[Any], obj: Any) -> Any:
-    """The twin decoders' hook: an open union marker reads an unknown tag as the union's
-    unknown member and a known one strictly (a variant that is itself a union too);
-    anything else there is refused, so the message takes the general path."""
-    if type(tp) is _TakesAnything:
-        spec: TaggedUnion = tp.UNION
-        tag = obj.get(spec.tag_field) if type(obj) is dict else None
-        if type(tag) is not str:
-            raise ValueError("no tag")
-        variant = spec.variants.get(tag)
-        if variant is None:
-            assert spec.unknown is not None
-            return spec.unknown(tag, obj)
-        return msgspec.convert(obj, variant, dec_hook=dec_hook, strict=True)
-    return dec_hook(tp, obj)
 
 
 # -- finishing --------------------------------------------------------------------------------
