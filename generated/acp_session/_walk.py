@@ -73,7 +73,9 @@ class Walker(Planner):
         Each repair leniency makes is appended to `repairs` when given. With `strict`,
         a repair is an error instead (for library hooks whose caller cannot report).
         `tried` says the caller already saw strict decoding of the whole value fail;
-        `hint` is where that failure was, read by `Leaves.error_at`, if the caller has it."""
+        `hint` is where that failure was, read by `Leaves.error_at`, if the caller has it;
+        a caller passing it passes a value parsed for this call alone, which the shortcut
+        may change (it takes a bad array item out)."""
         if hint is not None and not strict:
             value = self.shortcut(obj, tp, path, hint, repairs)
             if value is not MISS:

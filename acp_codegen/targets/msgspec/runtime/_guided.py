@@ -64,6 +64,8 @@ class GuidedWalker(Routes):
         nodes = _nodes(route, obj)
         if nodes is None:
             return MISS
+        if route.action == "skip":
+            return self._skip_in_place(route, obj, nodes, repairs)
         local: list[Any] = []
         extras: list[_Put] = []
         where = route.where
@@ -77,6 +79,26 @@ class GuidedWalker(Routes):
             value = self._put(value, extras)
         if repairs is not None and local:
             repairs.extend(r for r in local if type(r) is Repair)
+        return value
+
+    def _skip_in_place(
+        self, route: _Route, obj: Any, nodes: list[Any], repairs: list[Repair] | None
+    ) -> Any:
+        """`obj` without the one bad array item `route` plans to skip, converted strictly, or
+        `MISS` (with the item put back) if something else is wrong too.
+
+        The item is taken out of `obj` itself rather than out of a copy of every container
+        above it: a caller that passes a `hint` passes a value it parsed for this call
+        alone, and only the failure, which hands `obj` on to the walk, needs it whole."""
+        at = route.at
+        items, slot = nodes[at], route.where[0][at]
+        item = items.pop(slot)
+        value, where = self.leaves.strict_error(obj, route.tp)  # type: ignore[attr-defined]
+        if where is not None:
+            items.insert(slot, item)
+            return MISS
+        if repairs is not None:
+            repairs.append(Repair(route.paths[at + 1], "skipped", item, None))
         return value
 
     def guided(self, obj: Any, tp: Any, path: str, call: _Call, trail: list[Any]) -> Any:
