@@ -135,6 +135,10 @@ BAD: dict[str, bytes | str] = {
     b'"_meta":{"\\udbff":1}}',
     "escaped lone surrogate after an escaped backslash": b'{"sessionUpdate":"_x",'
     b'"v":"\\\\\\ud800"}',
+    # A tag that cannot even be looked up in a table of known tags.
+    "a list as the update's tag": b'{"sessionUpdate":[],"messageId":"m"}',
+    "an object as a content block's tag": b'{"sessionUpdate":"agent_message_chunk",'
+    b'"messageId":"m","content":{"type":{"a":1},"text":"x"}}',
 }
 
 

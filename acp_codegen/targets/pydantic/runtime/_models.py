@@ -367,9 +367,9 @@ def tagged_union(
             tag = value.get(tag_field, _ABSENT)
             if tag is _ABSENT:
                 return default_label
-            if tag in known:
-                return typing.cast(str, tag)
-            return unknown_label if type(tag) is str else None
+            if type(tag) is not str:  # (a list or an object here cannot even be looked up)
+                return None
+            return tag if tag in known else unknown_label
         return by_class.get(type(value))
 
     members = tuple(typing.Annotated[tp, pydantic.Tag(label)] for label, tp in choices.items())
