@@ -151,7 +151,10 @@ NESTED_FAULTS = [
 #: (update, whether its fault is read by a twin from the second time on): an invalid item
 #: of a skip-invalid array is not (the error-guided shortcut drops it faster)
 TABLE = [(u, False) for u, _, _ in CASES] + [(u, False) for u in SHORTCUT] + [
-    (u, i < 3) for i, u in enumerate(BENCH_FAULTS)] + [(u, False) for u in NESTED_FAULTS]
+    (u, i < 3) for i, u in enumerate(BENCH_FAULTS)] + [
+    # (the first two: a bad value of a property no leniency covers, under a lenient one;
+    # the twin reads the lenient one raw, so it never fails and parses nothing)
+    (u, i < 2) for i, u in enumerate(NESTED_FAULTS)]
 
 
 @pytest.mark.parametrize(("update", "by_twin"), TABLE)

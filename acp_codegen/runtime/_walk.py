@@ -347,9 +347,11 @@ class Walker(Planner):
         candidates = [m for m in members if m is not type(None)]
         if len(candidates) == 1:  # its error is the union's; it fails strictly where it did
             return self._conv(obj, candidates[0], path, depth + 1, call, trail, tried)
-        first: DecodeError | None = None
         lossy: tuple[Any, list[Any]] | None = None
+        json_kind = type(obj)
         for member in candidates:
+            if json_kind not in self._kinds(member):
+                continue  # (the wrong JSON kind: converting could only fail, and raise)
             key = (id(obj), id(member))
             found = call.memo.get(key)
             if found is None:
@@ -363,7 +365,6 @@ class Walker(Planner):
                 call.memo[key] = found
             value, local = found
             if isinstance(value, DecodeError):
-                first = first or value
                 continue
             if not local:
                 trail.extend(local)

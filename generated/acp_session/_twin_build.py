@@ -193,6 +193,17 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | None
                 # A fault in one item of a skip-invalid array: the error-guided shortcut
                 # drops it without walking, which beats converting the array here.
                 raise _NoTwin
+            if (
+                route.kind == "bad_value"
+                and i + 1 == len(route.segments)
+                and not raw_field.lenient
+                and WALKER.leaves.strict_safe(info.type)
+            ):
+                # The bad value is this property's own, and the walker reads it no
+                # differently from msgspec (no leniency, no shape union below): it would
+                # refuse it too, every time. Only a lenient property above can take the
+                # fault, so that one is read raw instead; with none, no twin is built.
+                return None
             field_type = msgspec.Raw
         else:
             field_type, child = found
