@@ -157,7 +157,8 @@ def _struct(value: Any, node: _Struct, path: str, depth: int, repairs: list[Repa
         held = getattr(value, attr)
         if node.raw is not None:
             if held is not UNSET:  # (read raw: the walker converts it)
-                converted = WALKER.field_value(
+                step = WALKER.defaulted_value if node.doomed else WALKER.field_value
+                converted = step(
                     msgspec.json.decode(held), node.raw, f"{path}.{node.wire}", depth, repairs
                 )
                 setattr(value, attr, UNSET if converted is MISS else converted)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import msgspec
-from msgspec import UNSET
+from msgspec import UNSET, UnsetType
 
 from ._convert import WALKER, dec_hook
 from ._unions import ShapeUnion, TaggedUnion, union_spec
@@ -38,6 +38,8 @@ class _Struct(NamedTuple):
     raw: Any = None
     #: (attribute, wire name) of the field declaring an undeclared property
     extra: tuple[str, str] | None = None
+    #: the property read raw is known to fail below: its leniency's fallback applies
+    doomed: bool = False
 
 
 class _Items(NamedTuple):
@@ -67,6 +69,16 @@ class _Members(NamedTuple):
 
 #: A union marker on the path: nothing to finish (the hook made the final value).
 _DONE = None
+
+
+class _Doomed:
+    """What `_rewrite` returns for a type whose value must fail to convert, whatever it
+    holds besides the fault: only a lenient property above can take it."""
+
+    __slots__ = ()
+
+
+_DOOMED = _Doomed()
 _Node = _Struct | _Items | _Values | _Members | None
 
 
@@ -92,7 +104,7 @@ def _build(
     twin can help (the spot is at the top, or not under any struct property)."""
     try:
         found = _rewrite(root, 0, _Route(segments, kind, prop))
-        if found is None:
+        if found is None or isinstance(found, _Doomed):
             return None
         twin, node = found
         decode = msgspec.json.Decoder(twin, dec_hook=_twin_hook).decode
@@ -102,19 +114,24 @@ def _build(
     return decode, node
 
 
-def _rewrite(tp: Any, i: int, route: _Route) -> tuple[Any, _Node] | None:
+def _rewrite(tp: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doomed | None:
     """The twin of type `tp`, found at `route.segments[:i]`, and its node; None when
     nothing under `tp` needs to change (the caller reads its property raw instead)."""
     origin = typing.get_origin(tp)
     if origin is typing.Annotated:
         base, *metas = typing.get_args(tp)
         found = _rewrite(base, i, route)
-        if found is None:
-            return None
+        if found is None or isinstance(found, _Doomed):
+            return found
         return typing.Annotated[(found[0], *metas)], found[1]
     if origin is typing.Union or isinstance(tp, types.UnionType):
         members = typing.get_args(tp)
-        rewritten = [_rewrite(m, i, route) for m in members]
+        found_all = [_rewrite(m, i, route) for m in members]
+        # Doomed only when no other member could take the value instead.
+        real = sum(m is not type(None) and m is not UnsetType for m in members)
+        if real == 1 and any(isinstance(r, _Doomed) for r in found_all):
+            return _DOOMED
+        rewritten = [None if isinstance(r, _Doomed) else r for r in found_all]
         if all(r is None for r in rewritten):
             return None
         twins = [m if r is None else r[0] for m, r in zip(members, rewritten, strict=True)]
@@ -137,7 +154,7 @@ def _rewrite(tp: Any, i: int, route: _Route) -> tuple[Any, _Node] | None:
         if i == last or type(route.segments[i]) is not int:
             return None
         found = _rewrite(typing.get_args(tp)[0], i + 1, route)
-        if found is None:
+        if found is None or isinstance(found, _Doomed):  # (skipped items are the walker's to judge)
             return None
         return types.GenericAlias(list, (found[0],)), _Items(found[1])
     if origin is dict:
@@ -145,7 +162,7 @@ def _rewrite(tp: Any, i: int, route: _Route) -> tuple[Any, _Node] | None:
             return None
         key_type, value_type = typing.get_args(tp)
         found = _rewrite(value_type, i + 1, route)
-        if found is None:
+        if found is None or isinstance(found, _Doomed):
             return None
         return types.GenericAlias(dict, (key_type, found[0])), _Values(found[1])
     if isinstance(tp, type) and issubclass(tp, msgspec.Struct) and not issubclass(tp, ShapeUnion):
@@ -153,7 +170,7 @@ def _rewrite(tp: Any, i: int, route: _Route) -> tuple[Any, _Node] | None:
     return None
 
 
-def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | None:
+def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doomed | None:
     infos = msgspec.structs.fields(cls)
     if i == len(route.segments):  # the spot itself: only an undeclared property is kept here
         prop = route.prop
@@ -173,6 +190,7 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | None
         return None
     child: _Node = _DONE
     raw_field = None
+    doomed = False
     spec = union_spec(info.type)
     if (
         spec is not None
@@ -185,7 +203,15 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | None
         field_type: Any = _marker(spec)  # read by `_twin_hook`, unknown member or not
     else:
         found = _rewrite(info.type, i + 1, route)
-        if found is None:
+        doomed = isinstance(found, _Doomed)
+        if doomed:
+            raw_field = _walker_field(cls, info.encode_name)
+            if raw_field is None:
+                return None
+            if not raw_field.lenient:
+                return _DOOMED  # (a required or plain property that fails fails its struct)
+            field_type = msgspec.Raw
+        elif found is None:
             raw_field = _walker_field(cls, info.encode_name)
             if raw_field is None:
                 return None
@@ -196,19 +222,21 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | None
             if (
                 route.kind == "bad_value"
                 and i + 1 == len(route.segments)
-                and not raw_field.lenient
                 and WALKER.leaves.strict_safe(info.type)
             ):
                 # The bad value is this property's own, and the walker reads it no
-                # differently from msgspec (no leniency, no shape union below): it would
-                # refuse it too, every time. Only a lenient property above can take the
-                # fault, so that one is read raw instead; with none, no twin is built.
-                return None
+                # differently from msgspec (no shape union below): it refuses it too,
+                # every time. A lenient property falls back at once; otherwise only a
+                # lenient property above can take the fault (with none, no twin is built).
+                if not raw_field.lenient:
+                    return _DOOMED
+                doomed = True
             field_type = msgspec.Raw
         else:
+            assert not isinstance(found, _Doomed)
             field_type, child = found
     twin = _subclass(cls, {info.name: field_type}, None)
-    return twin, _Struct(twin, cls, info.name, info.encode_name, child, raw_field)
+    return twin, _Struct(twin, cls, info.name, info.encode_name, child, raw_field, doomed=doomed)
 
 
 def _walker_field(cls: Any, wire: str) -> Any:

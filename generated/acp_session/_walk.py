@@ -268,6 +268,23 @@ class Walker(Planner):
             repairs.extend(r for r in trail if type(r) is Repair)
         return MISS if value is _DROPPED else value
 
+    def defaulted_value(
+        self, raw: Any, field: Field, path: str, depth: int, repairs: list[Repair] | None
+    ) -> Any:
+        """What `field_value` gives for lenient `field` when the caller knows `raw` cannot
+        convert (its strict error was at a value nothing but this leniency can take): the
+        fallback and its repair, without walking to the failure first. `MISS` when the
+        fallback is to leave the property out; a `DecodeError` when there is none."""
+        fallback = self._fallback(field)
+        if not field.lenient or fallback is MISS:
+            raise DecodeError("the property has no fallback", path)
+        call = _Call(repairs, False, path)
+        trail: list[Any] = []
+        value = self._defaulted(raw, fallback, field, path, depth, call, trail)
+        if repairs is not None:
+            repairs.extend(r for r in trail if type(r) is Repair)
+        return MISS if value is _DROPPED else value
+
     def _skip_invalid(
         self,
         items: list[Any],
