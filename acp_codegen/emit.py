@@ -267,6 +267,10 @@ def _written(out: Path, entries: list[tuple[str, str, bytes | None]]) -> set[str
     return set(lines[1:]) if len(lines) > 1 else None
 
 
+#: How often `strays` reads `out` again when a concurrent run deletes it mid-read.
+TORN_READS = 5
+
+
 def strays(out: Path, files: dict[str, str]) -> list[str]:
     """Paths under `out` that a run into it would remove and that acp-codegen did not write.
 
@@ -274,9 +278,17 @@ def strays(out: Path, files: dict[str, str]) -> list[str]:
     vouches for the files the new run writes, py.typed, and files that begin with the
     generated header.
     """
-    entries = list(_walk(out, read=True))
-    if not any(rel == MARKER for rel, _, _ in entries):
-        return []  # not our directory: `_check_replaceable` refuses it whole
+    for _ in range(TORN_READS):
+        entries = list(_walk(out, read=True))
+        if not any(rel == MARKER for rel, _, _ in entries):
+            return []  # not our directory: `_check_replaceable` refuses it whole
+        if any(rel == MARKER and data is None for rel, _, data in entries):
+            # Listed but gone before it could be read: a concurrent run swapped this tree
+            # out and is deleting it. Read again whatever is at `out` now.
+            continue
+        break
+    else:
+        return []  # (each read caught a tree another run was deleting: it was ours)
     written = _written(out, entries)
     found = []
     for rel, kind, data in entries:
