@@ -3,7 +3,7 @@
 """Building twin decoders (copied in as ``_twin_build.py``; see ``_twin.py``).
 
 A twin of a root type is the same type except along the path to one spot, where a
-struct is a subclass that declares the undeclared property that arrived there, reads
+struct is the subclass that declares the undeclared property that arrived there, reads
 an open union by a marker (its unknown member or a known variant, through
 `_twin_hook`), or reads the innermost property above the spot as raw JSON. `_build`
 makes the twin and the nodes that tell `_twin._finish` how to turn it back.
@@ -19,9 +19,9 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UnsetType
 
-from ._convert import WALKER, dec_hook
+from ._convert import WALKER, dec_hook, declaring, subclass
 from ._unions import ShapeUnion, TaggedUnion, union_spec
 
 
@@ -36,8 +36,6 @@ class _Struct(NamedTuple):
     child: Any = None
     #: the walker's view of that property when it is read raw (the node is None then)
     raw: Any = None
-    #: (attribute, wire name) of the field declaring an undeclared property
-    extra: tuple[str, str] | None = None
     #: the property read raw is known to fail below: its leniency's fallback applies
     doomed: bool = False
 
@@ -181,9 +179,12 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doo
             or any(f.encode_name == prop for f in infos)
         ):
             return None
-        attr = _free_attr(cls)
-        twin = _subclass(cls, {}, (attr, prop))
-        return twin, _Struct(twin, cls, extra=(attr, prop))
+        # The very class the general path builds for this property, so the twin's result
+        # needs no finishing here; past the bounds of `declaring`, no twin.
+        declared = declaring(cls, (prop,))
+        if declared is None:
+            raise _NoTwin
+        return declared, _Struct(declared, declared)
     segment = route.segments[i]
     info = next((f for f in infos if f.encode_name == segment), None)
     if info is None:
@@ -235,63 +236,13 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doo
         else:
             assert not isinstance(found, _Doomed)
             field_type, child = found
-    twin = _subclass(cls, {info.name: field_type}, None)
+    twin = subclass(cls, {info.name: field_type})
     return twin, _Struct(twin, cls, info.name, info.encode_name, child, raw_field, doomed=doomed)
 
 
 def _walker_field(cls: Any, wire: str) -> Any:
     fields = WALKER.leaves.fields(cls) or ()
     return next((f for f in fields if f.wire == wire), None)
-
-
-def _free_attr(cls: Any) -> str:
-    taken = set(cls.__struct_fields__)
-    n = 0
-    while f"acp_undeclared_{n}" in taken:
-        n += 1
-    return f"acp_undeclared_{n}"
-
-
-def _subclass(cls: Any, retyped: dict[str, Any], extra: tuple[str, str] | None) -> Any:
-    """A subclass of struct `cls` with the fields in `retyped` read as another type and,
-    if given, one more field holding an undeclared property (attribute, wire name)."""
-    config = cls.__struct_config__
-    annotations: dict[str, Any] = {}
-    namespace: dict[str, Any] = {
-        "__module__": cls.__module__,
-        "__qualname__": cls.__qualname__,
-        "__annotations__": annotations,
-    }
-    for info in msgspec.structs.fields(cls):
-        if info.name not in retyped:
-            continue
-        annotations[info.name] = retyped[info.name]
-        if info.default is not msgspec.NODEFAULT:
-            namespace[info.name] = msgspec.field(name=info.encode_name, default=info.default)
-        elif info.default_factory is not msgspec.NODEFAULT:
-            namespace[info.name] = msgspec.field(
-                name=info.encode_name, default_factory=info.default_factory
-            )
-        else:
-            namespace[info.name] = msgspec.field(name=info.encode_name)
-    if extra is not None:
-        annotations[extra[0]] = Any
-        namespace[extra[0]] = msgspec.field(name=extra[1], default=UNSET)
-    options: dict[str, Any] = {
-        "kw_only": True,
-        "forbid_unknown_fields": config.forbid_unknown_fields,
-        "omit_defaults": config.omit_defaults,
-        "gc": config.gc,
-        "dict": config.dict,
-        "weakref": config.weakref,
-        "frozen": config.frozen,
-        "eq": config.eq,
-        "order": config.order,
-        "array_like": config.array_like,
-    }
-    if config.tag_field is not None:
-        options.update(tag_field=config.tag_field, tag=config.tag)
-    return type(cls.__name__, (cls,), namespace, **options)
 
 
 class _TakesAnything(type):

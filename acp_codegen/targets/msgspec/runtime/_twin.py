@@ -8,8 +8,9 @@ extension property on a known update, an unknown update kind, a ``_meta`` that i
 not an object), so for a spot seen twice `Twins` builds a *twin* of the root type:
 the same structs, except along the path to that spot, where
 
-- the struct that arrived with an undeclared property is a subclass declaring it,
-  so msgspec reads it like any other field;
+- the struct that arrived with an undeclared property is the subclass declaring it
+  (`_convert.declaring`), which is also what the result holds, so msgspec reads it
+  like any other field;
 - an open union whose tag is unknown is read as the union's unknown member;
 - otherwise the innermost struct property above the spot is read as raw JSON and
   handed to the walker (`Walker.field_value`), which applies exactly the leniency
@@ -164,11 +165,5 @@ def _struct(value: Any, node: _Struct, path: str, depth: int, repairs: list[Repa
             new = _finish(held, node.child, f"{path}.{node.wire}", depth + 1, repairs)
             if new is not held:
                 setattr(value, attr, new)
-    cls = node.cls
-    extra = node.extra
-    if extra is None:
-        value.__class__ = cls
-        return value
-    values = {name: getattr(value, name) for name in cls.__struct_fields__}
-    kept = getattr(value, extra[0])
-    return WALKER.leaves.build(cls, values, None if kept is UNSET else {extra[1]: kept})
+    value.__class__ = node.cls
+    return value
