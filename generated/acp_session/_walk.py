@@ -278,12 +278,11 @@ class Walker(Planner):
         fallback = self._fallback(field)
         if not field.lenient or fallback is MISS:
             raise DecodeError("the property has no fallback", path)
-        call = _Call(repairs, False, path)
-        trail: list[Any] = []
-        value = self._defaulted(raw, fallback, field, path, depth, call, trail)
         if repairs is not None:
-            repairs.extend(r for r in trail if type(r) is Repair)
-        return MISS if value is _DROPPED else value
+            repairs.append(Repair(path, "defaulted", raw, fallback))
+        if fallback is self.leaves.unset:
+            return MISS
+        return self._conv(fallback, field.type, path, depth + 1, _Call(repairs, False, path), [])
 
     def _skip_invalid(
         self,

@@ -52,7 +52,7 @@ class Twins:
 
     def __init__(self, root: Any) -> None:
         self.root = root
-        self._built: dict[tuple[Any, ...], tuple[Callable[[Any], Any], _Node] | None] = {}
+        self._built: dict[tuple[Any, ...], tuple[Callable[[Any], Any], _Node, bool] | None] = {}
         self._seen: set[tuple[Any, ...]] = set()
         #: id of an `error_at` result -> (it, its twin or None): a repeated error's twin
         #: without working out its key again
@@ -97,14 +97,17 @@ class Twins:
             self._by_where[id(where)] = (where, twin)
         if twin is None:
             return MISS
-        decode, node = twin
+        decode, node, one_path = twin
         try:
             value = decode(data)
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError, UnicodeError):
             return MISS
         found: list[Repair] | None = None if repairs is None else []
         try:
-            value = _finish(value, node, "$", 0, found)
+            if one_path:
+                _along(value, node, found)
+            else:
+                value = _finish(value, node, "$", 0, found)
         except (DecodeError, msgspec.DecodeError, RecursionError, UnicodeError):
             # (raw JSON is only checked for UTF-8 once parsed; the general path reports
             # each of these, with its own wording)
@@ -148,6 +151,35 @@ def _finish(value: Any, node: _Node, path: str, depth: int, repairs: list[Repair
                 if new is not item:
                     value[key] = new
     return value
+
+
+def _along(value: Any, node: Any, repairs: list[Repair] | None) -> None:
+    """`_finish` for a twin whose path meets no array or map (`_one_path`): a loop down
+    that one path, whose raw read knows its JSON path already."""
+    depth = 0
+    while True:
+        if type(node) is _Members:
+            node = node.structs.get(type(value))
+            if node is None:
+                return
+        elif type(value) is not node.twin:
+            return
+        value.__class__ = node.cls
+        attr = node.attr
+        if attr is None:
+            return
+        if node.raw is not None:
+            held = getattr(value, attr)
+            if held is not UNSET:  # (read raw: the walker converts it)
+                step = WALKER.defaulted_value if node.doomed else WALKER.field_value
+                converted = step(msgspec.json.decode(held), node.raw, node.where, depth, repairs)
+                setattr(value, attr, UNSET if converted is MISS else converted)
+            return
+        node = node.child
+        if node is None:
+            return
+        value = getattr(value, attr)
+        depth += 1
 
 
 def _struct(value: Any, node: _Struct, path: str, depth: int, repairs: list[Repair] | None) -> Any:

@@ -36,6 +36,8 @@ class _Struct(NamedTuple):
     raw: Any = None
     #: the property read raw is known to fail below: its leniency's fallback applies
     doomed: bool = False
+    #: the JSON path of the property read raw, when no array or map is above it
+    where: str = ""
 
 
 class _Items(NamedTuple):
@@ -95,9 +97,10 @@ class _Route:
 
 def _build(
     root: Any, segments: list[Any], kind: str, prop: str | None
-) -> tuple[Callable[[Any], Any], _Node] | None:
-    """The decoder and finishing node of the twin of `root` for one spot; None when no
-    twin can help (the spot is at the top, or not under any struct property)."""
+) -> tuple[Callable[[Any], Any], _Node, bool] | None:
+    """The decoder and finishing node of the twin of `root` for one spot, and whether
+    finishing follows one path (see `_one_path`); None when no twin can
+    help (the spot is at the top, or not under any struct property)."""
     try:
         found = _rewrite(root, 0, _Route(segments, kind, prop))
         if found is None or isinstance(found, _Doomed):
@@ -107,7 +110,23 @@ def _build(
     except (_NoTwin, TypeError, ValueError, AttributeError, KeyError, RecursionError):
         # (TypeError: a type msgspec will not build a twin of): the general path reads it
         return None
-    return decode, node
+    return decode, node, _one_path(node)
+
+
+def _one_path(node: _Node) -> bool:
+    """Whether finishing `node` meets no array or map: then it follows one path, and the
+    JSON path of a property read raw is known when the twin is built (`_Struct.where`)."""
+    if type(node) is _Members:
+        assert isinstance(node, _Members)
+        return (
+            node.items is None
+            and node.values is None
+            and all(map(_one_path, node.structs.values()))
+        )
+    if type(node) is _Struct:
+        assert isinstance(node, _Struct)
+        return _one_path(node.child)
+    return node is _DONE
 
 
 def _rewrite(tp: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doomed | None:
@@ -235,7 +254,9 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doo
             assert not isinstance(found, _Doomed)
             field_type, child = found
     twin = subclass(cls, {info.name: field_type})
-    return twin, _Struct(twin, cls, info.name, info.encode_name, child, raw_field, doomed=doomed)
+    where = "$" + "".join(f".{s}" for s in route.segments[: i + 1])
+    node = _Struct(twin, cls, info.name, info.encode_name, child, raw_field, doomed, where)
+    return twin, node
 
 
 def _walker_field(cls: Any, wire: str) -> Any:
