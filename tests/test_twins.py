@@ -148,13 +148,42 @@ NESTED_FAULTS = [
         {"type": "content", "content": {"type": "text", "text": 1.0}}]},
 ]
 
-#: (update, whether its fault is read by a twin from the second time on): an invalid item
-#: of a skip-invalid array is not (the error-guided shortcut drops it faster)
+_TERMINAL = {"type": "terminal", "terminalId": "x"}
+
+#: Faults in items of a skip-invalid array (``tool_call_update.content``), which a twin
+#: reads as raw items: the item strict decoding failed on is not decoded again, and an
+#: item is skipped without a walk only where the array's skipping is the innermost
+#: leniency over its fault.
+ITEM_FAULTS = [
+    # the failing item: first, last, alone; and another bad item after it
+    {"sessionUpdate": "tool_call_update", "toolCallId": "t",
+     "content": [{"type": "content"}, _TERMINAL]},
+    {"sessionUpdate": "tool_call_update", "toolCallId": "t",
+     "content": [_TERMINAL, _TERMINAL, {"type": "diff", "path": 5, "newText": "n"}]},
+    {"sessionUpdate": "tool_call_update", "toolCallId": "t", "content": [7]},
+    {"sessionUpdate": "tool_call_update", "toolCallId": "t",
+     "content": [{"type": "content"}, _TERMINAL, {"type": "terminal"}, None, _TERMINAL]},
+    # faults the walker repairs inside the item rather than skipping it: an undeclared
+    # property, an unknown content type, a lenient `_meta` of the wrong type
+    {"sessionUpdate": "tool_call_update", "toolCallId": "t",
+     "content": [_TERMINAL, {**_TERMINAL, "x-new": [1, 2.5]}]},
+    {"sessionUpdate": "tool_call_update", "toolCallId": "t",
+     "content": [_TERMINAL, {"type": "hologram", "depth": 3}]},
+    {"sessionUpdate": "tool_call_update", "toolCallId": "t",
+     "content": [{"type": "content"}, {**_TERMINAL, "_meta": 5}]},
+    # the same spot as the first case, in items of other content types
+    {"sessionUpdate": "tool_call_update", "toolCallId": "t",
+     "content": [{"type": "content", "content": {"type": "text"}}]},
+    {"sessionUpdate": "tool_call", "toolCallId": "t", "title": "x",
+     "content": [{"type": "content"}, _TERMINAL]},
+]
+
+#: (update, whether its fault is read by a twin from the second time on)
 TABLE = [(u, False) for u, _, _ in CASES] + [(u, False) for u in SHORTCUT] + [
-    (u, i < 3) for i, u in enumerate(BENCH_FAULTS)] + [
+    (u, True) for u in BENCH_FAULTS] + [
     # (the first two: a bad value of a property no leniency covers, under a lenient one;
     # the twin reads the lenient one raw, so it never fails and parses nothing)
-    (u, i < 2) for i, u in enumerate(NESTED_FAULTS)]
+    (u, i < 2) for i, u in enumerate(NESTED_FAULTS)] + [(u, True) for u in ITEM_FAULTS]
 
 
 @pytest.mark.parametrize(("update", "by_twin"), TABLE)

@@ -40,6 +40,15 @@ class _Struct(NamedTuple):
     doomed: bool = False
     #: the JSON path of the property read raw, when no array or map is above it
     where: str = ""
+    #: a skip-invalid array read as raw items: the strict decoder of one item, the routes
+    #: planned for its items' strict errors (see `_twin._skips`), and where the item's
+    #: index is among the spot's path segments
+    items: Callable[[Any], Any] | None = None
+    routes: dict[Any, Any] | None = None
+    index_at: int = 0
+    #: at the spot of an undeclared property: the attribute that declares it in `twin`
+    #: (a `_convert.declaring` class, kept as it is when the property arrived)
+    extra: str | None = None
 
 
 class _Items(NamedTuple):
@@ -198,12 +207,14 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doo
             or any(f.encode_name == prop for f in infos)
         ):
             return None
-        # The very class the general path builds for this property, so the twin's result
-        # needs no finishing here; past the bounds of `declaring`, no twin.
+        # The very class the general path builds for this property, so a struct that has
+        # it needs no finishing; one without it (another item of an array on the path) is
+        # built again as `cls`. Past the bounds of `declaring`, no twin.
         declared = declaring(cls, (prop,))
         if declared is None:
             raise _NoTwin
-        return declared, _Struct(declared, declared)
+        (extra, _), *_ = declared.__acp_undeclared__
+        return declared, _Struct(declared, cls, extra=extra)
     segment = route.segments[i]
     info = next((f for f in infos if f.encode_name == segment), None)
     if info is None:
@@ -236,9 +247,9 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doo
             if raw_field is None:
                 return None
             if raw_field.skip_invalid and i + 1 < len(route.segments):
-                # A fault in one item of a skip-invalid array: the error-guided shortcut
-                # drops it without walking, which beats converting the array here.
-                raise _NoTwin
+                # A fault in (or under) one item of a skip-invalid array: its items are
+                # read raw, each decoded strictly, and only a failing one walked.
+                return _raw_items(cls, info, raw_field, route.segments[: i + 1])
             if (
                 route.kind == "bad_value"
                 and i + 1 == len(route.segments)
@@ -255,10 +266,84 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doo
         else:
             assert not isinstance(found, _Doomed)
             field_type, child = found
+            items = _walker_field(cls, info.encode_name)
+            if items is not None and items.skip_invalid and _reads_strictly(child):
+                # Inside an item of a skip-invalid array, the twin would read a property
+                # raw that no leniency covers, and fail with it; reading the items raw
+                # lets only that item fail (see `_raw_items`).
+                return _raw_items(cls, info, items, route.segments[: i + 1])
     twin = subclass(cls, {info.name: field_type})
     where = "$" + "".join(f".{s}" for s in route.segments[: i + 1])
     node = _Struct(twin, cls, info.name, info.encode_name, child, raw_field, doomed, where)
     return twin, node
+
+
+def _raw_items(cls: Any, info: Any, field: Any, segments: list[Any]) -> tuple[Any, _Node]:
+    """The twin of struct `cls` reading skip-invalid array property `info` (the walker's
+    `field`) as a list of raw items, and its node."""
+    listed = _listing_raw(info.type)
+    checked = WALKER.leaves.checked(field.type)
+    if listed is None or (checked is not None and checked[1] is not None):
+        raise _NoTwin  # (an array with constraints of its own is checked after the skips)
+    item = typing.get_args(_list_of(info.type))[0]
+    decode = msgspec.json.Decoder(item, dec_hook=dec_hook).decode
+    twin = subclass(cls, {info.name: listed})
+    where = "$" + "".join(f".{s}" for s in segments)
+    node = _Struct(
+        twin, cls, info.name, info.encode_name, None, field, False, where, decode, {}, len(segments)
+    )
+    return twin, node
+
+
+def _reads_strictly(node: _Node) -> bool:
+    """Whether finishing `node` reads raw a property that has no leniency of its own."""
+    if type(node) is _Struct:
+        assert isinstance(node, _Struct)
+        if node.raw is not None:
+            return not node.raw.lenient
+        return _reads_strictly(node.child)
+    if type(node) is _Members:
+        assert isinstance(node, _Members)
+        return any(map(_reads_strictly, node.parts()))
+    if type(node) in (_Items, _Values):
+        return _reads_strictly(node.child)  # type: ignore[union-attr]
+    return False
+
+
+def _list_of(tp: Any) -> Any:
+    """The one ``list[...]`` in type `tp` (under ``Annotated`` and unions)."""
+    if typing.get_origin(tp) is list:
+        return tp
+    if typing.get_origin(tp) is typing.Annotated:
+        return _list_of(typing.get_args(tp)[0])
+    lists = [a for a in typing.get_args(tp) if _list_of(a) is not None]
+    return _list_of(lists[0]) if len(lists) == 1 else None
+
+
+_CONSTRAINTS = ("gt", "ge", "lt", "le", "multiple_of", "pattern", "min_length", "max_length")
+
+
+def _listing_raw(tp: Any) -> Any:
+    """Type `tp` with its one ``list[X]`` read as ``list[msgspec.Raw]``; None when it has
+    no single list, or a constraint msgspec would check on the raw list."""
+    origin = typing.get_origin(tp)
+    if origin is list:
+        return list[msgspec.Raw]
+    if origin is typing.Annotated:
+        base, *metas = typing.get_args(tp)
+        if any(getattr(m, c, None) is not None for m in metas for c in _CONSTRAINTS):
+            return None
+        inner = _listing_raw(base)
+        return None if inner is None else typing.Annotated[(inner, *metas)]
+    if origin is typing.Union or isinstance(tp, types.UnionType):
+        members = typing.get_args(tp)
+        if sum(_list_of(m) is not None for m in members) != 1:
+            return None
+        rewritten = [_listing_raw(m) if _list_of(m) is not None else m for m in members]
+        if any(m is None for m in rewritten):
+            return None
+        return functools.reduce(operator.or_, rewritten)
+    return None
 
 
 def _walker_field(cls: Any, wire: str) -> Any:

@@ -284,6 +284,27 @@ class Walker(Planner):
             return MISS
         return self._conv(fallback, field.type, path, depth + 1, _Call(repairs, False, path), [])
 
+    def item_value(
+        self, raw: Any, field: Field, path: str, depth: int, repairs: list[Repair] | None
+    ) -> Any:
+        """What skip-invalid array `field`, read at `depth`, holds for the item arriving as
+        decoded JSON `raw` at `path` (the item's own), exactly as converting the whole
+        array would make it: `MISS` when the item is skipped, which is reported. For a
+        target's shortcut that converted the array's other items strictly."""
+        call = _Call(repairs, False, path)
+        local: list[Any] = []
+        try:
+            value = self._conv(
+                raw, _item_type(self.leaves, field.type), path, depth + 1, call, local
+            )
+        except DecodeError:
+            if repairs is not None:
+                repairs.append(Repair(path, "skipped", raw, None))
+            return MISS
+        if repairs is not None:
+            repairs.extend(r for r in local if type(r) is Repair)
+        return value
+
     def _skip_invalid(
         self,
         items: list[Any],

@@ -35,7 +35,8 @@ import msgspec
 from msgspec import UNSET
 
 from ._base import DecodeError
-from ._convert import WALKER
+from ._convert import WALKER, _read_error
+from ._routes import _nodes
 from ._twin_build import _build, _Items, _Members, _Node, _Struct, _Values
 from ._walk import MISS, Repair
 
@@ -105,7 +106,7 @@ class Twins:
         found: list[Repair] | None = None if repairs is None else []
         try:
             if one_path:
-                _along(value, node, found)
+                _along(value, node, found, where)
             else:
                 value = _finish(value, node, "$", 0, found)
         except (DecodeError, msgspec.DecodeError, RecursionError, UnicodeError):
@@ -153,9 +154,10 @@ def _finish(value: Any, node: _Node, path: str, depth: int, repairs: list[Repair
     return value
 
 
-def _along(value: Any, node: Any, repairs: list[Repair] | None) -> None:
+def _along(value: Any, node: Any, repairs: list[Repair] | None, fault: Any) -> None:
     """`_finish` for a twin whose path meets no array or map (`_one_path`): a loop down
-    that one path, whose raw read knows its JSON path already."""
+    that one path, whose raw read knows its JSON path already. `fault` is where strict
+    decoding failed (see `error_at`)."""
     depth = 0
     while True:
         if type(node) is _Members:
@@ -164,16 +166,16 @@ def _along(value: Any, node: Any, repairs: list[Repair] | None) -> None:
                 return
         elif type(value) is not node.twin:
             return
+        if node.extra is not None:  # (on one path, the struct strict decoding refused)
+            if getattr(value, node.extra) is UNSET:
+                raise DecodeError("the undeclared property is missing", node.where)
+            return
         value.__class__ = node.cls
         attr = node.attr
         if attr is None:
             return
         if node.raw is not None:
-            held = getattr(value, attr)
-            if held is not UNSET:  # (read raw: the walker converts it)
-                step = WALKER.defaulted_value if node.doomed else WALKER.field_value
-                converted = step(msgspec.json.decode(held), node.raw, node.where, depth, repairs)
-                setattr(value, attr, UNSET if converted is MISS else converted)
+            _read_raw(value, node, node.where, depth, repairs, fault)
             return
         node = node.child
         if node is None:
@@ -183,19 +185,127 @@ def _along(value: Any, node: Any, repairs: list[Repair] | None) -> None:
 
 
 def _struct(value: Any, node: _Struct, path: str, depth: int, repairs: list[Repair] | None) -> Any:
+    if node.extra is not None:
+        if getattr(value, node.extra) is not UNSET:
+            return value
+        cls = node.cls
+        return cls(**{name: getattr(value, name) for name in cls.__struct_fields__})
     attr = node.attr
     if attr is not None:
         held = getattr(value, attr)
         if node.raw is not None:
-            if held is not UNSET:  # (read raw: the walker converts it)
-                step = WALKER.defaulted_value if node.doomed else WALKER.field_value
-                converted = step(
-                    msgspec.json.decode(held), node.raw, f"{path}.{node.wire}", depth, repairs
-                )
-                setattr(value, attr, UNSET if converted is MISS else converted)
+            _read_raw(value, node, f"{path}.{node.wire}", depth, repairs)
         elif node.child is not None:
             new = _finish(held, node.child, f"{path}.{node.wire}", depth + 1, repairs)
             if new is not held:
                 setattr(value, attr, new)
     value.__class__ = node.cls
     return value
+
+
+def _read_raw(
+    value: Any,
+    node: _Struct,
+    where: str,
+    depth: int,
+    repairs: list[Repair] | None,
+    fault: Any = None,
+) -> None:
+    """Convert the property of twin struct `value` that `node` reads raw, at JSON path
+    `where`, as the walker would have; `fault`, if known, is where strict decoding of
+    the whole message failed, below that property."""
+    attr = node.attr
+    held = getattr(value, attr)  # type: ignore[arg-type]
+    if held is UNSET:
+        return
+    if node.items is not None:  # a skip-invalid array, item by item
+        if type(held) is list:
+            setattr(value, attr, _items(held, node, where, depth, repairs, fault))  # type: ignore[arg-type]
+        return
+    step = WALKER.defaulted_value if node.doomed else WALKER.field_value
+    converted = step(msgspec.json.decode(held), node.raw, where, depth, repairs)
+    setattr(value, attr, UNSET if converted is MISS else converted)  # type: ignore[arg-type]
+
+
+def _items(
+    raws: list[Any],
+    node: _Struct,
+    where: str,
+    depth: int,
+    repairs: list[Repair] | None,
+    fault: Any,
+) -> list[Any]:
+    """The items of a skip-invalid array read raw, each decoded strictly, and one that
+    fails converted by the walker, which skips it if it must. The item `fault` points
+    into failed strict decoding already: it is not decoded again (an error costs
+    msgspec about as much as a whole message)."""
+    known, below = -1, None
+    if fault is not None and len(fault[0]) > node.index_at:
+        segments = fault[0]
+        if type(segments[node.index_at]) is int:
+            known = segments[node.index_at]
+            below = (tuple(segments[node.index_at + 1 :]), fault[1], fault[2])
+    decode = node.items
+    assert decode is not None
+    out: list[Any] = []
+    for i, raw in enumerate(raws):
+        key: Any = below
+        if i != known:
+            try:
+                out.append(decode(raw))
+                continue
+            except msgspec.ValidationError as exc:
+                key = str(exc)
+        _take(out, raw, i, key, node, where, depth, repairs)
+    return out
+
+
+def _take(
+    out: list[Any],
+    raw: Any,
+    i: int,
+    key: Any,
+    node: _Struct,
+    where: str,
+    depth: int,
+    repairs: list[Repair] | None,
+) -> None:
+    """Add item `raw`, at index `i`, which failed strict decoding with error `key`, to
+    `out` as the walker converts it, unless it is skipped (and reported)."""
+    value = msgspec.json.decode(raw)
+    path = f"{where}[{i}]"
+    if _skips(node, key, value):
+        if repairs is not None:
+            repairs.append(Repair(path, "skipped", value, None))
+        return
+    item = WALKER.item_value(value, node.raw, path, depth, repairs)
+    if item is not MISS:
+        out.append(item)
+
+
+#: Routes kept per skip-invalid array node (an error text may hold the bad value).
+ROUTES_KEPT = 64
+
+
+def _skips(node: _Struct, key: Any, value: Any) -> bool:
+    """Whether the walker would skip item `value` of `node`'s array without walking it to
+    the failure: the innermost leniency over the item's fault is the array's skipping.
+    `key` is the item's strict error, as text or as (segments below the item, kind,
+    property). Planned as the error-guided shortcut plans its routes, once per key, and
+    checked against each item (its JSON kinds and tags)."""
+    routes = node.routes
+    assert routes is not None and node.wire is not None
+    work = {node.wire: [value]}
+    route = routes.get(key, MISS)
+    if route is MISS:
+        route = None
+        where = _read_error(key) if type(key) is str else (list(key[0]), key[1], key[2])
+        if where is not MISS:
+            segments, kind, prop = where
+            at = ([node.wire, 0, *segments], kind, prop)
+            found = WALKER._route(work, node.cls, at, "$", {})
+            if found is not MISS and found.action == "skip" and found.at == 1:
+                route = found
+        if len(routes) < ROUTES_KEPT:
+            routes[key] = route
+    return route is not None and _nodes(route, work) is not None
