@@ -53,7 +53,8 @@ class Twins:
 
     def __init__(self, root: Any) -> None:
         self.root = root
-        self._built: dict[tuple[Any, ...], tuple[Callable[[Any], Any], _Node, bool] | None] = {}
+        #: spot -> (decoder, finishing node, the node compiled when it follows one path)
+        self._built: dict[tuple[Any, ...], tuple[Callable[[Any], Any], _Node, Any] | None] = {}
         self._seen: set[tuple[Any, ...]] = set()
         #: id of an `error_at` result -> (it, its twin or None): a repeated error's twin
         #: without working out its key again
@@ -80,7 +81,10 @@ class Twins:
                     self._seen.clear()
                 self._seen.add(key)
                 return MISS
-            twin = self._built[key] = _build(self.root, segments, kind, prop)
+            twin = _build(self.root, segments, kind, prop)
+            if twin is not None and twin[2]:  # (one path: finished by closures built now)
+                twin = (twin[0], twin[1], _compile(twin[1], 0))
+            self._built[key] = twin
         return twin
 
     def __call__(self, data: bytes | str, where: Any, repairs: list[Repair] | None) -> Any:
@@ -98,15 +102,15 @@ class Twins:
             self._by_where[id(where)] = (where, twin)
         if twin is None:
             return MISS
-        decode, node, one_path = twin
+        decode, node, along = twin
         try:
             value = decode(data)
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError, UnicodeError):
             return MISS
         found: list[Repair] | None = None if repairs is None else []
         try:
-            if one_path:
-                _along(value, node, found, where)
+            if along:
+                along(value, found, where)
             else:
                 value = _finish(value, node, "$", 0, found)
         except (DecodeError, msgspec.DecodeError, RecursionError, UnicodeError):
@@ -154,34 +158,52 @@ def _finish(value: Any, node: _Node, path: str, depth: int, repairs: list[Repair
     return value
 
 
-def _along(value: Any, node: Any, repairs: list[Repair] | None, fault: Any) -> None:
-    """`_finish` for a twin whose path meets no array or map (`_one_path`): a loop down
-    that one path, whose raw read knows its JSON path already. `fault` is where strict
-    decoding failed (see `error_at`)."""
-    depth = 0
-    while True:
-        if type(node) is _Members:
-            node = node.structs.get(type(value))
-            if node is None:
-                return
-        elif type(value) is not node.twin:
-            return
-        if node.extra is not None:  # (on one path, the struct strict decoding refused)
-            if getattr(value, node.extra) is UNSET:
-                raise DecodeError("the undeclared property is missing", node.where)
-            return
-        value.__class__ = node.cls
-        attr = node.attr
-        if attr is None:
-            return
-        if node.raw is not None:
-            _read_raw(value, node, node.where, depth, repairs, fault)
-            return
-        node = node.child
-        if node is None:
-            return
-        value = getattr(value, attr)
-        depth += 1
+def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None, Any], None]:
+    """`_finish` for a twin whose path meets no array or map (`_one_path`), as closures
+    made once per twin, one per struct on the path, each finishing its struct in place
+    (its raw read knows its JSON path already). They take the twin's value, the repairs
+    list and where strict decoding failed (see `error_at`)."""
+    if type(node) is _Members:
+        table = {cls: _compile(member, depth) for cls, member in node.structs.items()}
+
+        def member(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
+            step = table.get(type(value))
+            if step is not None:
+                step(value, repairs, fault)
+
+        return member
+    twin, cls, attr, _, child, raw, _, where, _, _, _, extra = node
+    if extra is not None:
+
+        def spot(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
+            # (on one path, the struct strict decoding refused: it has the property)
+            if getattr(value, extra) is UNSET:
+                raise DecodeError("the undeclared property is missing", where)
+
+        return spot
+    if attr is not None and raw is not None:
+
+        def read(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
+            if type(value) is twin:
+                value.__class__ = cls
+                _read_raw(value, node, where, depth, repairs, fault)
+
+        return read
+    if attr is not None and child is not None:
+        inner = _compile(child, depth + 1)
+
+        def down(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
+            if type(value) is twin:
+                value.__class__ = cls
+                inner(getattr(value, attr), repairs, fault)
+
+        return down
+
+    def swap(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
+        if type(value) is twin:
+            value.__class__ = cls
+
+    return swap
 
 
 def _struct(value: Any, node: _Struct, path: str, depth: int, repairs: list[Repair] | None) -> Any:
