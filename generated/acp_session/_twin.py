@@ -183,6 +183,21 @@ def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None, Any],
                 raise DecodeError("the undeclared property is missing", where)
 
         return spot
+    if attr is not None and raw is not None and node.doomed and raw.lenient:
+        fallback = WALKER._fallback(raw)
+        if fallback is UNSET:  # (the walker would leave the property out, and say so)
+
+            def drop(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
+                if type(value) is twin:
+                    value.__class__ = cls
+                    held = getattr(value, attr)
+                    if held is not UNSET:
+                        original = msgspec.json.decode(held)  # (checks it, as the walk does)
+                        if repairs is not None:
+                            repairs.append(Repair(where, "defaulted", original, UNSET))
+                        setattr(value, attr, UNSET)
+
+            return drop
     if attr is not None and raw is not None:
 
         def read(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
