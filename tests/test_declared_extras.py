@@ -1,5 +1,5 @@
 """msgspec target: a struct that arrives with undeclared properties is of a class that
-declares them (`_convert.declaring`), one class per generated class and set of names.
+declares them (`_extras.declaring`), one class per generated class and set of names.
 
 What that buys, and what each test pins:
 
@@ -43,7 +43,7 @@ def test_every_path_gives_the_same_class(make_package: GenerateFn) -> None:
     the error-guided shortcut (a second fault beside it) all give the struct the same
     declaring class; the values are equal and encode to the same bytes."""
     pkg = _v1(make_package, "declared_paths")
-    convert = pkg._convert
+    extras = pkg._extras
     update = {**TOOL, "name": "read", "x-extra": {"deep": [1, 2.5, None]}}
     first = pkg.decode_notification(_message(update)).update
     second = pkg.decode_notification(_message(update)).update
@@ -63,7 +63,7 @@ def test_every_path_gives_the_same_class(make_package: GenerateFn) -> None:
         assert pkg.extra_fields(other) == {"name": "read", "x-extra": {"deep": [1, 2.5, None]}}
         assert pkg.encode(other) == pkg.encode(first)
     assert json.loads(pkg.encode(first)) == update
-    assert convert.EXTRAS_SEEN == [False]
+    assert extras.EXTRAS_SEEN == [False]
 
 
 def test_encoding_stays_native(make_package: GenerateFn, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -107,7 +107,7 @@ def test_names_msgspec_cannot_declare_stay_in_a_dict(make_package: GenerateFn,
         assert not hasattr(type(decoded), "__acp_undeclared__")
         assert pkg.extra_fields(decoded) == {name: [1, {"k": "v"}], "plain": 0}
         assert json.loads(pkg.encode(decoded)) == update
-    assert pkg._convert.EXTRAS_SEEN == [True]
+    assert pkg._extras.EXTRAS_SEEN == [True]
 
 
 def test_bounds_fall_back_to_a_dict_and_keep_their_answer(
@@ -116,8 +116,8 @@ def test_bounds_fall_back_to_a_dict_and_keep_their_answer(
     """Past `KINDS_KEPT` classes a new set of names is kept in a dict, and stays so; a set
     that got a class keeps it; more than `NAMES_KEPT` names never get one."""
     pkg = _v1(make_package, "declared_bounds")
-    convert = pkg._convert
-    monkeypatch.setattr(convert, "KINDS_KEPT", len(convert._DECLARING) + 2)
+    extras = pkg._extras
+    monkeypatch.setattr(extras, "KINDS_KEPT", len(extras._DECLARING) + 2)
 
     def kind(extra: dict[str, Any]) -> Any:
         decoded = pkg.decode_update(json.dumps({**TOOL, **extra}).encode())
@@ -130,8 +130,8 @@ def test_bounds_fall_back_to_a_dict_and_keep_their_answer(
     assert kind({"c": 1}) is None  # full
     assert kind({"a": 5}) is not None  # (the same names as before: the same class)
     assert kind({"c": 2}) is None
-    monkeypatch.setattr(convert, "KINDS_KEPT", 10**6)
-    many = {f"x{n}": n for n in range(convert.NAMES_KEPT + 1)}
+    monkeypatch.setattr(extras, "KINDS_KEPT", 10**6)
+    many = {f"x{n}": n for n in range(extras.NAMES_KEPT + 1)}
     assert kind(many) is None
     assert kind(dict(list(many.items())[:-1])) is not None
 

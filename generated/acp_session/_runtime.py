@@ -27,14 +27,12 @@ from ._base import (
     UnknownVariant,
 )
 from ._convert import (
-    EXTRAS_SEEN,
     convert,
     dec_hook,
     enc_hook,
-    encode_value,
     error_at,
-    extra_fields,
 )
+from ._extras import EXTRAS_SEEN, encode_value, extra_fields
 from ._twin import Twins
 from ._unions import (
     ShapeUnion,

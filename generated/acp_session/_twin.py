@@ -11,7 +11,7 @@ not an object), so for a spot seen twice `Twins` builds a *twin* of the root typ
 the same structs, except along the path to that spot, where
 
 - the struct that arrived with an undeclared property is the subclass declaring it
-  (`_convert.declaring`), which is also what the result holds, so msgspec reads it
+  (`_extras.declaring`), which is also what the result holds, so msgspec reads it
   like any other field;
 - an open union whose tag is unknown is read as the union's unknown member;
 - otherwise the innermost struct property above the spot is read as raw JSON and

@@ -21,7 +21,8 @@ from typing import Any, NamedTuple
 import msgspec
 from msgspec import UnsetType
 
-from ._convert import WALKER, dec_hook, declaring, subclass
+from ._convert import WALKER, dec_hook
+from ._extras import declaring, subclass
 from ._unions import ShapeUnion, TaggedUnion, union_spec
 
 
@@ -47,7 +48,7 @@ class _Struct(NamedTuple):
     routes: dict[Any, Any] | None = None
     index_at: int = 0
     #: at the spot of an undeclared property: the attribute that declares it in `twin`
-    #: (a `_convert.declaring` class, kept as it is when the property arrived)
+    #: (a `_extras.declaring` class, kept as it is when the property arrived)
     extra: str | None = None
 
 
