@@ -332,17 +332,40 @@ def _skips(node: _Struct, key: Any, value: Any) -> bool:
     checked against each item (its JSON kinds and tags)."""
     routes = node.routes
     assert routes is not None and node.wire is not None
-    work = {node.wire: [value]}
-    route = routes.get(key, MISS)
-    if route is MISS:
-        route = None
+    check = routes.get(key, MISS)
+    if check is MISS:
+        check = None
         where = _read_error(key) if type(key) is str else (list(key[0]), key[1], key[2])
         if where is not MISS:
             segments, kind, prop = where
             at = ([node.wire, 0, *segments], kind, prop)
-            found = WALKER._route(work, node.cls, at, "$", {})
+            found = WALKER._route({node.wire: [value]}, node.cls, at, "$", {})
             if found is not MISS and found.action == "skip" and found.at == 1:
-                route = found
+                check = _check(found, node.wire)
         if len(routes) < ROUTES_KEPT:
-            routes[key] = route
-    return route is not None and _nodes(route, work) is not None
+            routes[key] = check
+    return check is not None and check(value)
+
+
+def _check(route: Any, wire: str) -> Callable[[Any], bool]:
+    """Whether an item takes `route` as the item it was planned on did (the JSON kinds and
+    tags along the path, as `_nodes` checks them), for items under property `wire`."""
+    kinds = route.kinds[2:]
+    tags = tuple((i - 2, field, tag) for i, field, tag in route.tags)
+    if len(kinds) != 1 or any(i for i, _, _ in tags):  # (a fault below the item's top)
+
+        def deep(value: Any) -> bool:
+            return _nodes(route, {wire: [value]}) is not None
+
+        return deep
+    kind = kinds[0]
+
+    def top(value: Any) -> bool:
+        if type(value) is not kind:
+            return False
+        return all(value.get(field, _ABSENT) == tag for _, field, tag in tags)
+
+    return top
+
+
+_ABSENT: Any = object()
