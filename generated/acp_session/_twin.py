@@ -279,11 +279,19 @@ def _items(
     into failed strict decoding already: it is not decoded again (an error costs
     msgspec about as much as a whole message)."""
     known, below = -1, None
-    if fault is not None and len(fault[0]) > node.index_at:
-        segments = fault[0]
-        if type(segments[node.index_at]) is int:
-            known = segments[node.index_at]
-            below = (tuple(segments[node.index_at + 1 :]), fault[1], fault[2])
+    if fault is not None:
+        routes = node.routes
+        assert routes is not None
+        seen = routes.get(id(fault))  # (`error_at` gives one object per error text)
+        if seen is None or seen[0] is not fault:
+            segments, at = fault[0], node.index_at
+            if len(segments) > at and type(segments[at]) is int:
+                seen = (fault, segments[at], (tuple(segments[at + 1 :]), fault[1], fault[2]))
+            else:
+                seen = (fault, -1, None)
+            if len(routes) < ROUTES_KEPT:
+                routes[id(fault)] = seen
+        _, known, below = seen
     decode = node.items
     assert decode is not None
     out: list[Any] = []
@@ -365,7 +373,10 @@ def _check(route: Any, wire: str) -> Callable[[Any], bool]:
     def top(value: Any) -> bool:
         if type(value) is not kind:
             return False
-        return all(value.get(field, _ABSENT) == tag for _, field, tag in tags)
+        for _, field, tag in tags:
+            if value.get(field, _ABSENT) != tag:
+                return False
+        return True
 
     return top
 

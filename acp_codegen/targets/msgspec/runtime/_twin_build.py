@@ -39,9 +39,10 @@ class _Struct(NamedTuple):
     doomed: bool = False
     #: the JSON path of the property read raw, when no array or map is above it
     where: str = ""
-    #: a skip-invalid array read as raw items: the strict decoder of one item, the routes
-    #: planned for its items' strict errors (see `_twin._skips`), and where the item's
-    #: index is among the spot's path segments
+    #: a skip-invalid array read as raw items: the strict decoder of one item, a table of
+    #: the route checks planned for its items' strict errors and of the item each fault
+    #: names (see `_twin._skips` and `_twin._items`), and where the item's index is among
+    #: the spot's path segments
     items: Callable[[Any], Any] | None = None
     routes: dict[Any, Any] | None = None
     index_at: int = 0
