@@ -196,6 +196,16 @@ def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None, Any],
                         setattr(value, attr, UNSET)
 
             return drop
+    if attr is not None and raw is not None and node.items is not None:
+
+        def items(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
+            if type(value) is twin:
+                value.__class__ = cls
+                held = getattr(value, attr)
+                if type(held) is list:
+                    setattr(value, attr, _items(held, node, where, depth, repairs, fault))
+
+        return items
     if attr is not None and raw is not None:
 
         def read(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
