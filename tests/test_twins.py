@@ -209,6 +209,9 @@ def test_notifications_agree_with_the_walk(make_package: GenerateFn, update: dic
         assert pkg.encode(decoded) == pkg.encode(expected)
         if round_ and by_twin:
             assert spy.calls == 0, "a fault seen before should take its twin"
+        # (and without a repairs list, which the twins' closures skip building)
+        unasked = pkg.decode_notification(data)
+        assert _shape(unasked, pkg) == _shape(expected, pkg)
 
 
 def test_a_second_fault_takes_the_general_path(make_package: GenerateFn) -> None:
