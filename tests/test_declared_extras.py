@@ -144,3 +144,16 @@ def test_a_declaring_class_built_by_hand(make_package: GenerateFn) -> None:
     assert pkg.extra_fields(made) == {}
     assert json.loads(pkg.encode(made)) == {"sessionUpdate": "tool_call_update",
                                             "toolCallId": "t"}
+
+
+def test_a_flood_of_new_names_stays_bounded(make_package: GenerateFn) -> None:
+    """Every message with a new undeclared property: at most `KINDS_KEPT` classes are made,
+    and every message still decodes and encodes exactly."""
+    pkg = _v1(make_package, "declared_flood")
+    extras = pkg._extras
+    for n in range(extras.KINDS_KEPT + 200):
+        update = {**TOOL, f"x-{n}": n}
+        decoded = pkg.decode_update(json.dumps(update).encode())
+        assert pkg.extra_fields(decoded) == {f"x-{n}": n}
+        assert json.loads(pkg.encode(decoded)) == update
+    assert len(extras._DECLARING) == extras.KINDS_KEPT
