@@ -83,7 +83,7 @@ class Twins:
                 return MISS
             twin = _build(self.root, segments, kind, prop)
             if twin is not None and twin[2]:  # (one path: finished by closures built now)
-                twin = (twin[0], twin[1], _compile(twin[1], 0))
+                twin = (twin[0], twin[1], _compile(twin[1], 0) or _nothing)
             self._built[key] = twin
         return twin
 
@@ -158,13 +158,20 @@ def _finish(value: Any, node: _Node, path: str, depth: int, repairs: list[Repair
     return value
 
 
-def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None, Any], None]:
+def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None, Any], None] | None:
     """`_finish` for a twin whose path meets no array or map (`_one_path`), as closures
-    made once per twin, one per struct on the path, each finishing its struct in place
-    (its raw read knows its JSON path already). They take the twin's value, the repairs
-    list and where strict decoding failed (see `error_at`)."""
+    made once per twin, one per struct on the path that needs work, each finishing its
+    struct in place (its raw read knows its JSON path already); None for a node that
+    needs none. They take the twin's value, the repairs list and where strict decoding
+    failed (see `error_at`)."""
     if type(node) is _Members:
-        table = {cls: _compile(member, depth) for cls, member in node.structs.items()}
+        table = {}
+        for member_cls, member_node in node.structs.items():
+            step = _compile(member_node, depth)
+            if step is not None:
+                table[member_cls] = step
+        if not table:
+            return None
 
         def member(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
             step = table.get(type(value))
@@ -174,13 +181,9 @@ def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None, Any],
         return member
     twin, cls, attr, _, child, raw, _, where, _, _, _, extra = node
     if extra is not None:
-
-        def spot(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
-            # (on one path, the struct strict decoding refused: it has the property)
-            if getattr(value, extra) is UNSET:
-                raise DecodeError("the undeclared property is missing", where)
-
-        return spot
+        # On one path, the struct at the spot is the one strict decoding refused for
+        # holding the property, so the class declaring it is already its own.
+        return None
     if attr is not None and raw is not None and node.doomed and raw.lenient:
         fallback = WALKER._fallback(raw)
         if fallback is UNSET:  # (the walker would leave the property out, and say so)
@@ -214,8 +217,8 @@ def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None, Any],
                 _read_raw(value, node, where, depth, repairs, fault)
 
         return read
-    if attr is not None and child is not None:
-        inner = _compile(child, depth + 1)
+    inner = None if attr is None or child is None else _compile(child, depth + 1)
+    if inner is not None:
 
         def down(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
             if type(value) is twin:
@@ -229,6 +232,10 @@ def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None, Any],
             value.__class__ = cls
 
     return swap
+
+
+def _nothing(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
+    """The finishing of a one-path twin whose value is its own already."""
 
 
 def _struct(value: Any, node: _Struct, path: str, depth: int, repairs: list[Repair] | None) -> Any:
