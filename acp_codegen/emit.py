@@ -222,7 +222,7 @@ def _walk(out: Path, read: bool) -> Iterator[tuple[str, str, bytes | None]]:
     if not out.is_dir():
         return
     walker: Iterator[tuple[str, list[str], list[str], int | None]] = (
-        os.fwalk(out, follow_symlinks=False)
+        _fwalk(out)
         if hasattr(os, "fwalk")  # POSIX; elsewhere paths are joined instead
         else ((f, d, n, None) for f, d, n in os.walk(out))
     )
@@ -244,6 +244,18 @@ def _walk(out: Path, read: bool) -> Iterator[tuple[str, str, bytes | None]]:
                 yield rel, "special", None
             else:
                 yield rel, "file", _read_at(name, dir_fd) if read else None
+
+
+def _fwalk(out: Path) -> Iterator[tuple[str, list[str], list[str], int]]:
+    """`os.fwalk` of `out`, which is absent if a concurrent run moves it away between
+    the caller's check and the walk's first open (the one step `os.fwalk` does not
+    guard; below the top it skips what vanishes)."""
+    try:
+        yield from os.fwalk(out, follow_symlinks=False)
+    except FileNotFoundError as exc:
+        if exc.filename not in (str(out), os.fsencode(out)):
+            raise
+        return
 
 
 def _read_at(name: str, dir_fd: int | None) -> bytes | None:

@@ -425,3 +425,26 @@ def test_reading_without_fwalk_still_skips_symlinks(
     monkeypatch.delattr(os, "fwalk")
     assert emit.read_tree(existing) == with_fwalk
     assert "SECRET" not in "".join(with_fwalk.values()) and "leak.py" in with_fwalk
+
+
+def test_a_tree_moved_away_mid_read_reads_as_absent(
+    existing: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A concurrent run can move `out` aside after the reader saw a directory and before
+    `os.fwalk` opened it (seen once in CI as a FileNotFoundError escaping a run): the
+    tree then reads as absent, as it would a moment later, and the run goes on."""
+    real = os.fwalk
+
+    def moved_first(top: Any, *args: Any, **kwargs: Any) -> Any:
+        os.rename(top, f"{top}.aside")
+        try:
+            yield from real(top, *args, **kwargs)
+        finally:
+            os.rename(f"{top}.aside", top)
+
+    monkeypatch.setattr(emit.os, "fwalk", moved_first)
+    assert emit.read_tree(existing) == {}
+    assert emit.strays(existing, {}) == []
+    emit.write_tree(existing, {"models.py": "x = 1\n"})
+    monkeypatch.undo()
+    assert emit.read_tree(existing) == {"models.py": "x = 1\n"}
