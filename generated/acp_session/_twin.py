@@ -181,7 +181,15 @@ def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None, Any],
                 step(value, repairs, fault)
 
         return member
-    twin, cls, attr, _, child, raw, _, where, _, _, _, extra = node
+    twin, cls, attr, child, raw, where = (
+        node.twin,
+        node.cls,
+        node.attr,
+        node.child,
+        node.raw,
+        node.where,
+    )
+    extra = node.extra
     if extra is not None:
         # On one path, the struct at the spot is the one strict decoding refused for
         # holding the property, so the class declaring it is already its own.
