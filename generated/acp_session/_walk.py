@@ -278,11 +278,12 @@ class Walker(Planner):
         fallback = self._fallback(field)
         if not field.lenient or fallback is MISS:
             raise DecodeError("the property has no fallback", path)
+        call = _Call(repairs, False, path)
+        trail: list[Any] = []
+        value = self._defaulted(raw, fallback, field, path, depth, call, trail)
         if repairs is not None:
-            repairs.append(Repair(path, "defaulted", raw, fallback))
-        if fallback is self.leaves.unset:
-            return MISS
-        return self._conv(fallback, field.type, path, depth + 1, _Call(repairs, False, path), [])
+            repairs.extend(r for r in trail if type(r) is Repair)
+        return MISS if value is _DROPPED else value
 
     def item_value(
         self, raw: Any, field: Field, path: str, depth: int, repairs: list[Repair] | None
@@ -292,18 +293,11 @@ class Walker(Planner):
         array would make it: `MISS` when the item is skipped, which is reported. For a
         target's shortcut that converted the array's other items strictly."""
         call = _Call(repairs, False, path)
-        local: list[Any] = []
-        try:
-            value = self._conv(
-                raw, _item_type(self.leaves, field.type), path, depth + 1, call, local
-            )
-        except DecodeError:
-            if repairs is not None:
-                repairs.append(Repair(path, "skipped", raw, None))
-            return MISS
+        trail: list[Any] = []
+        value = self._item(raw, _item_type(self.leaves, field.type), path, depth, call, trail)
         if repairs is not None:
-            repairs.extend(r for r in local if type(r) is Repair)
-        return value
+            repairs.extend(r for r in trail if type(r) is Repair)
+        return MISS if value is _DROPPED else value
 
     def _skip_invalid(
         self,
@@ -318,18 +312,27 @@ class Walker(Planner):
         item_type = _item_type(self.leaves, field.type)
         out = []
         for i, value in enumerate(items):
-            where = f"{path}[{i}]"
-            local: list[Any] = []
-            try:
-                out.append(self._conv(value, item_type, where, depth + 1, call, local))
-            except DecodeError:
-                self._repair(call, trail, where, "skipped", value, None)
-                continue
-            trail.extend(local)
+            converted = self._item(value, item_type, f"{path}[{i}]", depth, call, trail)
+            if converted is not _DROPPED:
+                out.append(converted)
         checked = self.leaves.checked(field.type)
         if checked is not None and checked[1] is not None:
             checked[1](out, path)
         return out
+
+    def _item(
+        self, value: Any, item_type: Any, where: str, depth: int, call: _Call, trail: list[Any]
+    ) -> Any:
+        """One item of a skip-invalid array read at `depth`: its value, or `_DROPPED` when
+        it does not convert, which is reported as skipped."""
+        local: list[Any] = []
+        try:
+            converted = self._conv(value, item_type, where, depth + 1, call, local)
+        except DecodeError:
+            self._repair(call, trail, where, "skipped", value, None)
+            return _DROPPED
+        trail.extend(local)
+        return converted
 
     def _repair(
         self, call: _Call, trail: list[Any], path: str, action: str, original: Any, new: Any
