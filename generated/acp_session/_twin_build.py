@@ -24,6 +24,7 @@ from msgspec import UnsetType
 from ._convert import WALKER, dec_hook
 from ._extras import declaring, subclass
 from ._unions import ShapeUnion, TaggedUnion, union_spec
+from ._walk_api import _item_type
 
 
 class _Struct(NamedTuple):
@@ -41,12 +42,13 @@ class _Struct(NamedTuple):
     doomed: bool = False
     #: the JSON path of the property read raw, when no array or map is above it
     where: str = ""
-    #: a skip-invalid array read as raw items: the strict decoder of one item, a table of
-    #: the route checks planned for its items' strict errors and of the item each fault
-    #: names (see `_twin._skips` and `_twin._items`), and where the item's index is among
-    #: the spot's path segments
+    #: a skip-invalid array read as raw items: the strict decoder of one item, the route
+    #: checks planned for its items' strict errors (see `_twin._skips`), the item each
+    #: strict error of the whole message names (see `_twin._items`), and where the item's
+    #: index is among the spot's path segments
     items: Callable[[Any], Any] | None = None
     routes: dict[Any, Any] | None = None
+    faults: dict[int, Any] | None = None
     index_at: int = 0
     #: at the spot of an undeclared property: the attribute that declares it in `twin`
     #: (a `_extras.declaring` class, kept as it is when the property arrived)
@@ -222,6 +224,7 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doo
     if info is None:
         return None
     child: _Node = _DONE
+    field = _walker_field(cls, info.encode_name)  # (None: a property the walker skips)
     raw_field = None
     doomed = False
     spec = union_spec(info.type)
@@ -238,20 +241,19 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doo
         found = _rewrite(info.type, i + 1, route)
         doomed = isinstance(found, _Doomed)
         if doomed:
-            raw_field = _walker_field(cls, info.encode_name)
-            if raw_field is None:
+            if field is None:
                 return None
-            if not raw_field.lenient:
+            if not field.lenient:
                 return _DOOMED  # (a required or plain property that fails fails its struct)
+            raw_field = field
             field_type = msgspec.Raw
         elif found is None:
-            raw_field = _walker_field(cls, info.encode_name)
-            if raw_field is None:
+            if field is None:
                 return None
-            if raw_field.skip_invalid and i + 1 < len(route.segments):
+            if field.skip_invalid and i + 1 < len(route.segments):
                 # A fault in (or under) one item of a skip-invalid array: its items are
                 # read raw, each decoded strictly, and only a failing one walked.
-                return _raw_items(cls, info, raw_field, route.segments[: i + 1])
+                return _raw_items(cls, info, field, route.segments[: i + 1])
             if (
                 route.kind == "bad_value"
                 and i + 1 == len(route.segments)
@@ -261,21 +263,21 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doo
                 # differently from msgspec (no shape union below): it refuses it too,
                 # every time. A lenient property falls back at once; otherwise only a
                 # lenient property above can take the fault (with none, no twin is built).
-                if not raw_field.lenient:
+                if not field.lenient:
                     return _DOOMED
                 doomed = True
+            raw_field = field
             field_type = msgspec.Raw
         else:
             assert not isinstance(found, _Doomed)
             field_type, child = found
-            items = _walker_field(cls, info.encode_name)
-            if items is not None and items.skip_invalid and _reads_strictly(child):
+            if field is not None and field.skip_invalid and _reads_strictly(child):
                 # Inside an item of a skip-invalid array, the twin would read a property
                 # raw that no leniency covers, and fail with it; reading the items raw
                 # lets only that item fail (see `_raw_items`).
-                return _raw_items(cls, info, items, route.segments[: i + 1])
+                return _raw_items(cls, info, field, route.segments[: i + 1])
     twin = subclass(cls, {info.name: field_type})
-    where = "$" + "".join(f".{s}" for s in route.segments[: i + 1])
+    where = _json_path(route.segments[: i + 1])
     node = _Struct(twin, cls, info.name, info.encode_name, child, raw_field, doomed, where)
     return twin, node
 
@@ -287,14 +289,31 @@ def _raw_items(cls: Any, info: Any, field: Any, segments: list[Any]) -> tuple[An
     checked = WALKER.leaves.checked(field.type)
     if listed is None or (checked is not None and checked[1] is not None):
         raise _NoTwin  # (an array with constraints of its own is checked after the skips)
-    item = typing.get_args(_list_of(info.type))[0]
+    # (the item type the walker converts a failing item to)
+    item = _item_type(WALKER.leaves, field.type)
     decode = msgspec.json.Decoder(item, dec_hook=dec_hook).decode
     twin = subclass(cls, {info.name: listed})
-    where = "$" + "".join(f".{s}" for s in segments)
+    where = _json_path(segments)
     node = _Struct(
-        twin, cls, info.name, info.encode_name, None, field, False, where, decode, {}, len(segments)
+        twin,
+        cls,
+        info.name,
+        info.encode_name,
+        None,
+        field,
+        False,
+        where,
+        decode,
+        {},
+        {},
+        len(segments),
     )
     return twin, node
+
+
+def _json_path(segments: list[Any]) -> str:
+    """The JSON path of property names `segments` below the top."""
+    return "$" + "".join(f".{s}" for s in segments)
 
 
 def _reads_strictly(node: _Node) -> bool:

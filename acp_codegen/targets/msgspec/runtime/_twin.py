@@ -207,16 +207,6 @@ def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None, Any],
                         setattr(value, attr, UNSET)
 
             return drop
-    if attr is not None and raw is not None and node.items is not None:
-
-        def items(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
-            if type(value) is twin:
-                value.__class__ = cls
-                held = getattr(value, attr)
-                if type(held) is list:
-                    setattr(value, attr, _items(held, node, where, depth, repairs, fault))
-
-        return items
     if attr is not None and raw is not None:
 
         def read(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
@@ -303,17 +293,17 @@ def _items(
     msgspec about as much as a whole message)."""
     known, below = -1, None
     if fault is not None:
-        routes = node.routes
-        assert routes is not None
-        seen = routes.get(id(fault))  # (`error_at` gives one object per error text)
+        faults = node.faults
+        assert faults is not None
+        seen = faults.get(id(fault))  # (`error_at` gives one object per error text)
         if seen is None or seen[0] is not fault:
             segments, at = fault[0], node.index_at
             if len(segments) > at and type(segments[at]) is int:
                 seen = (fault, segments[at], (tuple(segments[at + 1 :]), fault[1], fault[2]))
             else:
                 seen = (fault, -1, None)
-            if len(routes) < ROUTES_KEPT:
-                routes[id(fault)] = seen
+            if len(faults) < ROUTES_KEPT:
+                faults[id(fault)] = seen
         _, known, below = seen
     decode = node.items
     assert decode is not None
@@ -353,7 +343,8 @@ def _take(
         out.append(item)
 
 
-#: Routes kept per skip-invalid array node (an error text may hold the bad value).
+#: Route checks, and faults, kept per skip-invalid array node (an error text may hold the
+#: bad value).
 ROUTES_KEPT = 64
 
 
