@@ -12,7 +12,6 @@ past that subclass table's bounds, as a subclass whose instances hold them in a 
 from __future__ import annotations
 
 import re
-import types
 from typing import Any
 
 import msgspec
@@ -33,8 +32,12 @@ def extra_fields(obj: object) -> dict[str, Any]:
     """The undeclared properties `obj` was decoded with (empty when none)."""
     declared = getattr(type(obj), "__acp_undeclared__", None)
     if declared:
-        out = {wire: getattr(obj, attr) for attr, wire in declared}
-        return {wire: value for wire, value in out.items() if value is not UNSET}
+        out = {}
+        for attr, wire in declared:
+            value = getattr(obj, attr)
+            if value is not UNSET:
+                out[wire] = value
+        return out
     held = getattr(obj, "__dict__", None)
     found = held.get(EXTRA_ATTR) if held else None
     return dict(found) if found else {}
@@ -110,10 +113,12 @@ def declaring(cls: type[Any], names: tuple[str, ...]) -> type[Any] | None:
 _UNFIT_NAME = re.compile(r'[\\"\x00-\x1f]')
 
 
-def subclass(cls: Any, retyped: dict[str, Any], extras: tuple[tuple[str, str], ...] = ()) -> Any:
-    """A subclass of struct `cls` with the same name and options, the fields in `retyped`
-    read as another type, and one more field per (attribute, wire name) in `extras`
-    holding an undeclared property."""
+def subclass(
+    cls: Any, retyped: dict[str, Any], extras: tuple[tuple[str, str], ...] = (), **changed: Any
+) -> Any:
+    """A subclass of struct `cls` with the same name and options (but those `changed`),
+    the fields in `retyped` read as another type, and one more field per (attribute, wire
+    name) in `extras` holding an undeclared property."""
     config = cls.__struct_config__
     annotations: dict[str, Any] = {}
     namespace: dict[str, Any] = {
@@ -151,6 +156,7 @@ def subclass(cls: Any, retyped: dict[str, Any], extras: tuple[tuple[str, str], .
     }
     if config.tag_field is not None:
         options.update(tag_field=config.tag_field, tag=config.tag)
+    options.update(changed)
     return type(cls.__name__, (cls,), namespace, **options)
 
 
@@ -179,14 +185,7 @@ def _with_extras(cls: type[Any]) -> type[Any]:
     """
     sub = _EXTRA_CLASSES.get(cls)
     if sub is None:
-
-        def body(namespace: dict[str, Any]) -> None:
-            namespace.update(
-                __module__=cls.__module__, __qualname__=cls.__qualname__, __doc__=cls.__doc__
-            )
-
-        sub = types.new_class(cls.__name__, (cls,), {"gc": True, "dict": True}, body)
-        _EXTRA_CLASSES[cls] = sub
+        sub = _EXTRA_CLASSES[cls] = subclass(cls, {}, gc=True, dict=True)
     return sub
 
 
