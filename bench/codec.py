@@ -232,7 +232,7 @@ def slow_path(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Se
     bad_item = _variant(message, {**update, "content": [*update["content"], {"type": "content"}]})
     for lenient in (bad_meta, bad_item):
         pkg.decode_notification(lenient)
-    raw = pkg.codec._ENVELOPE_FAST
+    raw = pkg.codec._ENVELOPE_STRICT
     decode = pkg.decode_notification
     reps = range(repeat)
     cases = {
@@ -308,7 +308,7 @@ def _slow_share(
     Unknown kinds must take the slow path; any other message that does pays for
     leniency it did not need, as long as it is valid.
     """
-    fast, unknown = pkg.codec._ENVELOPE_FAST, pkg._runtime.UnknownVariant
+    fast, unknown = pkg.codec._ENVELOPE_STRICT, pkg._runtime.UnknownVariant
     decode = pkg.decode_notification
     slow: list[bytes] = []
     second_pass: list[bytes] = []

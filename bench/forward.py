@@ -3,13 +3,17 @@
 Four messages that strict decoding refuses, each the strict known message of
 figure 7 (a v1 ``tool_call_update`` with content) changed in one place, so all
 are about the same size: an unknown update kind, one undeclared property, a
-``_meta`` of the wrong type, one invalid content item. Each is timed against the
-strict known message (goal: at most 3x its time) and against the official SDK's
-own path on the strict known message (goal: faster). Beside each, its floor: the
-failed strict pass plus one more strict pass, with no Python between, which is the
-least any repair built on msgspec's strict decoder can cost, since msgspec can neither
-keep an undeclared property nor take an unknown tag. A recursive untagged union
-malformed 14 levels deep must be rejected in under 10 ms.
+``_meta`` of the wrong type, one invalid content item. Each, decoded again and again
+(so its twin leads: tried before strict decoding), is timed against the strict known
+message (goal: at most 3x its time) and against the official SDK's own path on the
+strict known message (goal: faster). Then each as a message strict decoding refuses
+every time (no twin leading: what an isolated fault costs; goal: faster than the
+SDK), and a stretch of the stream with every 10th or 3rd message that fault, against
+the stretch alone. Beside each, its floor: the failed strict pass plus one more strict
+pass, with no Python between, which is the least any repair of a refused message built
+on msgspec's strict decoder can cost, since msgspec can neither keep an undeclared
+property nor take an unknown tag. A recursive untagged union malformed 14 levels deep
+must be rejected in under 10 ms.
 """
 
 from __future__ import annotations
@@ -58,6 +62,11 @@ NODE_SCHEMA = {
 }
 
 
+#: Mixed streams: every n-th message of a stretch of the stream replaced by the fault.
+MIXES = (10, 3)
+_TH = {10: "th", 3: "rd"}
+
+
 def _variant(message: dict[str, Any], update: dict[str, Any]) -> bytes:
     params = {**message["params"], "update": update}
     return json.dumps({**message, "params": params}, separators=(",", ":")).encode()
@@ -96,7 +105,7 @@ def figure(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Secti
     cases["SDK own path, strict known message"] = lambda: [sdk.own_decode(strict) for _ in reps]
     for label, data in faults.items():
         cases[label] = lambda data=data: [decode(data) for _ in reps]
-    fast = pkg.codec._ENVELOPE_FAST
+    fast = pkg.codec._ENVELOPE_STRICT
     validation_error = pkg.codec.msgspec.ValidationError
     twins = pkg.codec._ENVELOPE_TWINS
     error_at = pkg.codec._rt.error_at
@@ -135,7 +144,31 @@ def figure(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Secti
 
         return run
 
+    lead = pkg.codec._ENVELOPE_LEAD
+
+    def refused(data: bytes) -> None:
+        # the same message with no twin leading: refused by strict decoding every time
+        saved = lead._need
+        lead.step_down()
+        lead._need = 2**31
+        try:
+            for _ in reps:
+                decode(data)
+        finally:
+            lead._need = saved
+
+    # a stretch of the real stream, and the same with every n-th message faulty
+    block = lines[:1000]
+
+    def every(data: bytes, n: int) -> list[bytes]:
+        return [data if i % n == n - 1 else line for i, line in enumerate(block)]
+
+    cases["stream, 1,000 messages"] = lambda: [decode(x) for x in block]
     for label, data in faults.items():
+        cases[f"{label}: refused each time"] = lambda data=data: refused(data)
+        for n in MIXES:
+            mixed = every(data, n)
+            cases[f"{label}: every {n}"] = lambda mixed=mixed: [decode(x) for x in mixed]
         cases[f"{label}: floor"] = lambda data=data: floor(data)
         run = least(data)
         if run is not None:
@@ -162,6 +195,34 @@ def figure(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Secti
                 Goal("faster", 1),
             )
         )
+    for label in faults:
+        rows.append(
+            Row(
+                fig,
+                f"{label}, refused each time (no twin leading) vs strict known message",
+                s[f"{label}: refused each time"],
+                s["strict known message"],
+            )
+        )
+        rows.append(
+            Row(
+                fig,
+                f"{label}, refused each time vs SDK own path on the known message",
+                s[f"{label}: refused each time"],
+                s["SDK own path, strict known message"],
+                Goal("faster", 1),
+            )
+        )
+    for label in faults:
+        for n in MIXES:
+            rows.append(
+                Row(
+                    fig,
+                    f"1,000 stream messages, every {n}{_TH[n]} one {label} vs none",
+                    s[f"{label}: every {n}"],
+                    s["stream, 1,000 messages"],
+                )
+            )
     for label in faults:
         rows.append(
             Row(

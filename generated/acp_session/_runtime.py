@@ -33,6 +33,7 @@ from ._convert import (
     error_at,
 )
 from ._extras import EXTRAS_SEEN, encode_value, extra_fields
+from ._lead import LED, Lead
 from ._twin import Twins
 from ._unions import (
     ShapeUnion,
@@ -48,9 +49,11 @@ from ._walk import Repair
 
 __all__ = [
     "EXTRAS_SEEN",
+    "LED",
     "MISS",
     "UNSET",
     "DecodeError",
+    "Lead",
     "Method",
     "Number",
     "OpenIntEnum",

@@ -39,7 +39,7 @@ from msgspec import UNSET
 from ._base import DecodeError
 from ._convert import WALKER, _read_error
 from ._routes import _nodes
-from ._twin_build import _build, _Items, _Members, _Node, _Struct, _Values
+from ._twin_build import ABSENT, _build, _Items, _Members, _Node, _Struct, _Values
 from ._walk import MISS, Repair
 
 __all__ = ["Twins"]
@@ -53,8 +53,10 @@ SEEN = 1024
 class Twins:
     """The twin decoders of one root type, keyed by the spot strict decoding refused."""
 
-    def __init__(self, root: Any) -> None:
+    def __init__(self, root: Any, lead: Any = None) -> None:
         self.root = root
+        #: the `_lead.Lead` told of each refused message a twin reads, if any
+        self.lead = lead
         #: spot -> (decoder, finishing node, the node compiled when it follows one path)
         self._built: dict[tuple[Any, ...], tuple[Callable[[Any], Any], _Node, Any] | None] = {}
         self._seen: set[tuple[Any, ...]] = set()
@@ -122,6 +124,8 @@ class Twins:
         if found:
             assert repairs is not None
             repairs.extend(found)
+        if self.lead is not None:
+            self.lead.seen(twin, self.root, where)
         return value
 
 
@@ -196,6 +200,7 @@ def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None, Any],
         return None
     if attr is not None and raw is not None and node.doomed and raw.lenient:
         fallback = WALKER._fallback(raw)
+        plain = node.wrong is not None
         if fallback is UNSET:  # (the walker would leave the property out, and say so)
 
             def drop(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
@@ -203,7 +208,8 @@ def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None, Any],
                     value.__class__ = cls
                     held = getattr(value, attr)
                     if held is not UNSET:
-                        original = msgspec.json.decode(held)  # (checks it, as the walk does)
+                        # (a raw value is checked by parsing it, as the walk does)
+                        original = held if plain else msgspec.json.decode(held)
                         if repairs is not None:
                             repairs.append(Repair(where, "defaulted", original, UNSET))
                         setattr(value, attr, UNSET)
@@ -274,10 +280,11 @@ def _read_raw(
         return
     if node.items is not None:  # a skip-invalid array, item by item
         if type(held) is list:
-            setattr(value, attr, _items(held, node, where, depth, repairs, fault))  # type: ignore[arg-type]
+            setattr(value, attr, _items(held, node, where, depth, repairs, fault)[0])  # type: ignore[arg-type]
         return
     step = WALKER.defaulted_value if node.doomed else WALKER.field_value
-    converted = step(msgspec.json.decode(held), node.raw, where, depth, repairs)
+    value_read = held if node.wrong is not None else msgspec.json.decode(held)
+    converted = step(value_read, node.raw, where, depth, repairs)
     setattr(value, attr, UNSET if converted is MISS else converted)  # type: ignore[arg-type]
 
 
@@ -288,11 +295,11 @@ def _items(
     depth: int,
     repairs: list[Repair] | None,
     fault: Any,
-) -> list[Any]:
+) -> tuple[list[Any], bool]:
     """The items of a skip-invalid array read raw, each decoded strictly, and one that
-    fails converted by the walker, which skips it if it must. The item `fault` points
-    into failed strict decoding already: it is not decoded again (an error costs
-    msgspec about as much as a whole message)."""
+    fails converted by the walker, which skips it if it must; and whether one failed.
+    The item `fault` points into failed strict decoding already: it is not decoded
+    again (an error costs msgspec about as much as a whole message)."""
     known, below = -1, None
     if fault is not None:
         faults = node.faults
@@ -307,19 +314,51 @@ def _items(
             if len(faults) < ROUTES_KEPT:
                 faults[id(fault)] = seen
         _, known, below = seen
-    decode = node.items
+    decode, relaxed = node.items, node.relaxed
     assert decode is not None
     out: list[Any] = []
+    failed = False
     for i, raw in enumerate(raws):
         key: Any = below
         if i != known:
             try:
-                out.append(decode(raw))
-                continue
+                item = decode(raw)
             except msgspec.ValidationError as exc:
                 key = str(exc)
+            else:
+                own = None if relaxed is None else relaxed.get(type(item))
+                if own is None:
+                    out.append(item)
+                    continue
+                if getattr(item, own[1]) is not ABSENT:
+                    item.__class__ = own[0]
+                    out.append(item)
+                    continue
+                key = node.missing  # (it arrived without the property)
+                failed = True
+                if _skips_absent(node, type(item), raw):
+                    if repairs is not None:
+                        value = msgspec.json.decode(raw)
+                        repairs.append(Repair(f"{where}[{i}]", "skipped", value, None))
+                    continue
+        failed = True
         _take(out, raw, i, key, node, where, depth, repairs)
-    return out
+    return out, failed
+
+
+def _skips_absent(node: _Struct, cls: type[Any], raw: Any) -> bool:
+    """Whether the walker skips an item that decoded as relaxed class `cls` without its
+    property (see `_twin_build._relaxed`). Every such item is an object with the tags
+    of `cls`, which is all `_skips` checks of an item whose fault is at its top, so
+    this is planned once per class."""
+    routes = node.routes
+    assert routes is not None
+    skips = routes.get(cls)
+    if skips is None:
+        skips = _skips(node, node.missing, msgspec.json.decode(raw))
+        if len(routes) < ROUTES_KEPT:
+            routes[cls] = skips
+    return bool(skips)
 
 
 def _take(
@@ -335,8 +374,21 @@ def _take(
     """Add item `raw`, at index `i`, which failed strict decoding with error `key`, to
     `out` as the walker converts it, unless it is skipped (and reported)."""
     value = msgspec.json.decode(raw)
-    path = f"{where}[{i}]"
-    if _skips(node, key, value):
+    _settle(out, value, f"{where}[{i}]", _skips(node, key, value), node, depth, repairs)
+
+
+def _settle(
+    out: list[Any],
+    value: Any,
+    path: str,
+    skips: bool,
+    node: _Struct,
+    depth: int,
+    repairs: list[Repair] | None,
+) -> None:
+    """Skip item `value` (a JSON value, at `path`) and report it, or add it to `out` as
+    the walker converts it."""
+    if skips:
         if repairs is not None:
             repairs.append(Repair(path, "skipped", value, None))
         return

@@ -12,6 +12,8 @@ TARGET = Target(
     wire_names=WIRE_NAMES,
     runtime_extras=(
         "EXTRAS_SEEN",
+        "LED",
+        "Lead",
         "RawEnvelope",
         "Twins",
         "dec_hook",

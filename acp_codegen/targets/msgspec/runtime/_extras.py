@@ -112,11 +112,16 @@ _UNFIT_NAME = re.compile(r'[\\"\x00-\x1f]')
 
 
 def subclass(
-    cls: Any, retyped: dict[str, Any], extras: tuple[tuple[str, str], ...] = (), **changed: Any
+    cls: Any,
+    retyped: dict[str, Any],
+    extras: tuple[tuple[str, str], ...] = (),
+    defaults: dict[str, Any] | None = None,
+    **changed: Any,
 ) -> Any:
     """A subclass of struct `cls` with the same name and options (but those `changed`),
-    the fields in `retyped` read as another type, and one more field per (attribute, wire
-    name) in `extras` holding an undeclared property."""
+    the fields in `retyped` read as another type (with another default where `defaults`
+    gives one), and one more field per (attribute, wire name) in `extras` holding an
+    undeclared property."""
     config = cls.__struct_config__
     annotations: dict[str, Any] = {}
     namespace: dict[str, Any] = {
@@ -129,7 +134,9 @@ def subclass(
         if info.name not in retyped:
             continue
         annotations[info.name] = retyped[info.name]
-        if info.default is not msgspec.NODEFAULT:
+        if defaults and info.name in defaults:
+            namespace[info.name] = msgspec.field(name=info.encode_name, default=defaults[info.name])
+        elif info.default is not msgspec.NODEFAULT:
             namespace[info.name] = msgspec.field(name=info.encode_name, default=info.default)
         elif info.default_factory is not msgspec.NODEFAULT:
             namespace[info.name] = msgspec.field(

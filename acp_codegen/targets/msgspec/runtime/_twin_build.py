@@ -51,6 +51,14 @@ class _Struct(NamedTuple):
     #: at the spot of an undeclared property: the attribute that declares it in `twin`
     #: (a `_extras.declaring` class, kept as it is when the property arrived)
     extra: str | None = None
+    #: raw items whose fault is a missing required property of the item itself: the
+    #: item classes `items` reads in its place, each -> (its own class, the attribute
+    #: that is `ABSENT` when the property was missing), and that fault as `_skips` takes it
+    relaxed: dict[type[Any], tuple[type[Any], str]] | None = None
+    missing: Any = None
+    #: a property read as a plain JSON value rather than raw (see `_refused_kinds`): the
+    #: types of the plain values its own type never takes
+    wrong: frozenset[type[Any]] | None = None
 
 
 class _Items(NamedTuple):
@@ -98,24 +106,30 @@ class _NoTwin(Exception):
 
 
 class _Route:
-    """The spot one twin is built for: path segments, the error kind and its property."""
+    """The spot one twin is built for: path segments, the error kind and its property,
+    and whether items missing a property are read in the twin's one pass (`native`)."""
 
-    __slots__ = ("kind", "prop", "segments")
+    __slots__ = ("kind", "native", "prop", "segments")
 
-    def __init__(self, segments: list[Any], kind: str, prop: str | None) -> None:
+    def __init__(self, segments: list[Any], kind: str, prop: str | None, native: bool) -> None:
         self.segments = segments
         self.kind = kind
         self.prop = prop
+        self.native = native
 
 
 def _build(
-    root: Any, segments: list[Any], kind: str, prop: str | None
+    root: Any, segments: list[Any], kind: str, prop: str | None, native: bool = False
 ) -> tuple[Callable[[Any], Any], _Node, bool] | None:
     """The decoder and finishing node of the twin of `root` for one spot, and whether
     finishing follows one path (see `_one_path`); None when no twin can
-    help (the spot is at the top, or not under any struct property)."""
+    help (the spot is at the top, or not under any struct property).
+
+    With `native`, a skip-invalid array whose items miss a required property is read as
+    relaxed items in the twin's pass (see `_relaxed`) rather than raw: faster, but any
+    other bad item then fails the whole twin, so only a leading twin is built so."""
     try:
-        found = _rewrite(root, 0, _Route(segments, kind, prop))
+        found = _rewrite(root, 0, _Route(segments, kind, prop, native))
         if found is None or isinstance(found, _Doomed):
             return None
         twin, node = found
@@ -225,6 +239,7 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doo
     field = _walker_field(cls, info.encode_name)  # (None: a property the walker skips)
     raw_field = None
     doomed = False
+    wrong = None
     spec = union_spec(info.type)
     if (
         spec is not None
@@ -251,7 +266,7 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doo
             if field.skip_invalid and i + 1 < len(route.segments):
                 # A fault in (or under) one item of a skip-invalid array: its items are
                 # read raw, each decoded strictly, and only a failing one walked.
-                return _raw_items(cls, info, field, route.segments[: i + 1])
+                return _raw_items(cls, info, field, route.segments[: i + 1], route)
             if (
                 route.kind == "bad_value"
                 and i + 1 == len(route.segments)
@@ -264,8 +279,11 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doo
                 if not field.lenient:
                     return _DOOMED
                 doomed = True
+                # Read as a plain JSON value, not raw: a value of a kind the property
+                # never takes is then told by its type, with no error raised.
+                wrong = _refused_kinds(info.type)
             raw_field = field
-            field_type = msgspec.Raw
+            field_type = msgspec.Raw if wrong is None else Any
         else:
             assert not isinstance(found, _Doomed)
             field_type, child = found
@@ -273,14 +291,18 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doo
                 # Inside an item of a skip-invalid array, the twin would read a property
                 # raw that no leniency covers, and fail with it; reading the items raw
                 # lets only that item fail (see `_raw_items`).
-                return _raw_items(cls, info, field, route.segments[: i + 1])
+                return _raw_items(cls, info, field, route.segments[: i + 1], route)
     twin = subclass(cls, {info.name: field_type})
     where = _json_path(route.segments[: i + 1])
-    node = _Struct(twin, cls, info.name, info.encode_name, child, raw_field, doomed, where)
+    node = _Struct(
+        twin, cls, info.name, info.encode_name, child, raw_field, doomed, where, wrong=wrong
+    )
     return twin, node
 
 
-def _raw_items(cls: Any, info: Any, field: Any, segments: list[Any]) -> tuple[Any, _Node]:
+def _raw_items(
+    cls: Any, info: Any, field: Any, segments: list[Any], route: _Route
+) -> tuple[Any, _Node]:
     """The twin of struct `cls` reading skip-invalid array property `info` (the walker's
     `field`) as a list of raw items, and its node."""
     listed = _listing_raw(info.type)
@@ -289,6 +311,24 @@ def _raw_items(cls: Any, info: Any, field: Any, segments: list[Any]) -> tuple[An
         raise _NoTwin  # (an array with constraints of its own is checked after the skips)
     # (the item type the walker converts a failing item to)
     item = _item_type(WALKER.leaves, field.type)
+    relaxed = missing = None
+    if (
+        route.kind == "missing_field"
+        and route.prop is not None
+        and len(route.segments) == len(segments) + 1
+    ):
+        found = _relaxed(item, route.prop)
+        if found is not None:
+            item, relaxed = found
+            missing = ((), route.kind, route.prop)
+    if relaxed is not None and route.native:
+        listed = _listing_raw(info.type, item)
+        if listed is None:
+            raise _NoTwin
+        twin = subclass(cls, {info.name: listed})
+        where = _json_path(segments)
+        node = _Struct(twin, cls, info.name, info.encode_name, None, field, False, where)
+        return twin, node._replace(routes={}, relaxed=relaxed, missing=missing)
     decode = msgspec.json.Decoder(item, dec_hook=dec_hook).decode
     twin = subclass(cls, {info.name: listed})
     where = _json_path(segments)
@@ -305,8 +345,59 @@ def _raw_items(cls: Any, info: Any, field: Any, segments: list[Any]) -> tuple[An
         {},
         {},
         len(segments),
+        None,
+        relaxed,
+        missing,
     )
     return twin, node
+
+
+class _Absent:
+    """The type of `ABSENT`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+#: The default a relaxed item class gives the required property it relaxes: an item that
+#: holds it arrived without that property.
+ABSENT: Any = _Absent()
+
+
+def _relaxed(tp: Any, prop: str) -> tuple[Any, dict[type[Any], tuple[type[Any], str]]] | None:
+    """Item type `tp` with each struct that requires property `prop` (a wire name) read
+    as a subclass in which it defaults to `ABSENT`, so an item missing it decodes
+    without an error; and each such subclass -> (its class, the attribute). None when
+    no struct of `tp` requires `prop`, or `tp` is not a struct or a union of structs."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        base, *metas = typing.get_args(tp)
+        found = _relaxed(base, prop)
+        return None if found is None else (typing.Annotated[(found[0], *metas)], found[1])
+    if origin is typing.Union or isinstance(tp, types.UnionType):
+        members = list(typing.get_args(tp))
+    elif isinstance(tp, type) and issubclass(tp, msgspec.Struct):
+        members = [tp]
+    else:
+        return None
+    table: dict[type[Any], tuple[type[Any], str]] = {}
+    out = []
+    for member in members:
+        info = None
+        if isinstance(member, type) and issubclass(member, msgspec.Struct):
+            fields = msgspec.structs.fields(member)
+            info = next((f for f in fields if f.encode_name == prop and f.required), None)
+        if info is None:
+            out.append(member)
+            continue
+        relaxed = subclass(member, {info.name: info.type}, defaults={info.name: ABSENT})
+        table[relaxed] = (member, info.name)
+        out.append(relaxed)
+    if not table:
+        return None
+    return functools.reduce(operator.or_, out), table
 
 
 def _json_path(segments: list[Any]) -> str:
@@ -342,27 +433,91 @@ def _list_of(tp: Any) -> Any:
 _CONSTRAINTS = ("gt", "ge", "lt", "le", "multiple_of", "pattern", "min_length", "max_length")
 
 
-def _listing_raw(tp: Any) -> Any:
-    """Type `tp` with its one ``list[X]`` read as ``list[msgspec.Raw]``; None when it has
-    no single list, or a constraint msgspec would check on the raw list."""
+def _listing_raw(tp: Any, item: Any = msgspec.Raw) -> Any:
+    """Type `tp` with its one ``list[X]`` read as ``list[item]`` (raw items by default);
+    None when it has no single list, or a constraint msgspec would check on the list."""
     origin = typing.get_origin(tp)
     if origin is list:
-        return list[msgspec.Raw]
+        return list[item]
     if origin is typing.Annotated:
         base, *metas = typing.get_args(tp)
         if any(getattr(m, c, None) is not None for m in metas for c in _CONSTRAINTS):
             return None
-        inner = _listing_raw(base)
+        inner = _listing_raw(base, item)
         return None if inner is None else typing.Annotated[(inner, *metas)]
     if origin is typing.Union or isinstance(tp, types.UnionType):
         members = typing.get_args(tp)
         if sum(_list_of(m) is not None for m in members) != 1:
             return None
-        rewritten = [_listing_raw(m) if _list_of(m) is not None else m for m in members]
+        rewritten = [_listing_raw(m, item) if _list_of(m) is not None else m for m in members]
         if any(m is None for m in rewritten):
             return None
         return functools.reduce(operator.or_, rewritten)
     return None
+
+
+#: The plain value msgspec reads for each JSON kind, by the name `_kinds` gives it.
+_PLAIN_OF = {
+    "object": dict,
+    "array": list,
+    "string": str,
+    "integer": int,
+    "number": float,
+    "boolean": bool,
+    "null": type(None),
+}
+
+
+def _refused_kinds(tp: Any) -> frozenset[type[Any]] | None:
+    """The types of the plain JSON values (as msgspec reads a value typed ``Any``) whose
+    kind type `tp` never takes: a value of one of them is refused for its kind alone.
+    None when a member of `tp` is one `_kinds` does not know."""
+    kinds = _kinds(msgspec.inspect.type_info(tp))
+    if kinds is None:
+        return None
+    return frozenset(plain for kind, plain in _PLAIN_OF.items() if kind not in kinds)
+
+
+_MI = msgspec.inspect
+#: The JSON kinds of a value of each msgspec type that holds no other type's kinds.
+_SIMPLE_KINDS: dict[type[Any], set[str]] = {
+    _MI.DictType: {"object"},
+    _MI.TypedDictType: {"object"},
+    _MI.DataclassType: {"object"},
+    _MI.ListType: {"array"},
+    _MI.VarTupleType: {"array"},
+    _MI.TupleType: {"array"},
+    _MI.StrType: {"string"},
+    _MI.IntType: {"integer"},
+    _MI.FloatType: {"integer", "number"},
+    _MI.BoolType: {"boolean"},
+    _MI.NoneType: {"null"},
+}
+
+
+def _kinds(info: Any) -> set[str] | None:
+    """The JSON kinds a value of msgspec type `info` can have; None when not known."""
+    mi = _MI
+    if isinstance(info, mi.Metadata):
+        return _kinds(info.type)
+    if isinstance(info, mi.UnionType):
+        out: set[str] = set()
+        for member in info.types:
+            found = _kinds(member)
+            if found is None:
+                return None
+            out |= found
+        return out
+    if isinstance(info, mi.StructType):
+        return {"array" if info.array_like else "object"}
+    if isinstance(info, mi.LiteralType | mi.EnumType):
+        values = info.values if isinstance(info, mi.LiteralType) else [m.value for m in info.cls]
+        literal = {str: "string", int: "integer", type(None): "null"}
+        if any(type(v) not in literal for v in values):
+            return None
+        return {literal[type(v)] for v in values}
+    simple = _SIMPLE_KINDS.get(type(info))
+    return None if simple is None else set(simple)
 
 
 def _walker_field(cls: Any, wire: str) -> Any:

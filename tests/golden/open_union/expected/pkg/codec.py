@@ -76,8 +76,20 @@ class _Envelope(msgspec.Struct, kw_only=True):
     id: typing.Any = msgspec.UNSET
 
 
-_ENVELOPE_FAST = msgspec.json.Decoder(_Envelope, dec_hook=_rt.dec_hook).decode
-_ENVELOPE_TWINS = _rt.Twins(_Envelope)
+_ENVELOPE_STRICT = msgspec.json.Decoder(_Envelope, dec_hook=_rt.dec_hook).decode
+#: The decoder `decode_notification` tries first: the strict one, or while one fault
+#: repeats message after message, the twin decoder that reads it (see `_rt.Lead`).
+_ENVELOPE_FAST: typing.Callable[[bytes | str], typing.Any] = _ENVELOPE_STRICT
+
+
+def _lead(first: typing.Callable[[bytes | str], typing.Any] | None) -> None:
+    global _ENVELOPE_FAST
+    _ENVELOPE_FAST = _ENVELOPE_STRICT if first is None else first
+
+
+_ENVELOPE_LEAD = _rt.Lead(_lead, "id")
+_ENVELOPE_TWINS = _rt.Twins(_Envelope, _ENVELOPE_LEAD)
+_UNSET = msgspec.UNSET
 _ENVELOPE_RAW = _rt.RawEnvelope("session/update", Notify, "update", decode_update)
 
 
@@ -100,10 +112,21 @@ def decode_notification(data: bytes | str, repairs: list[Repair] | None = None) 
     except UnicodeError:
         raise DecodeError("invalid JSON: text is not valid Unicode", "") from None
     else:
-        if envelope.id is not msgspec.UNSET:
+        if envelope.id is _UNSET:
+            params: Notify = envelope.params
+            return params
+        if envelope.id is not _rt.LED:
             _rt.is_request({"id": envelope.id})
-        params: Notify = envelope.params
-        return params
+        led = _ENVELOPE_LEAD.finish(envelope, repairs)
+        if led is not _rt.MISS:
+            params = led.params
+            return params
+        hint = _rt.MISS  # (converting what the leading twin read failed: the general path reads it)
+    if _ENVELOPE_FAST is not _ENVELOPE_STRICT:
+        # A leading twin refused it: it steps down, and strict decoding reads the message,
+        # or refuses it, as usual.
+        _ENVELOPE_LEAD.step_down()
+        return decode_notification(data, repairs)
     twin = _ENVELOPE_TWINS(data, hint, repairs)
     if twin is not _rt.MISS:
         if twin.id is not msgspec.UNSET:

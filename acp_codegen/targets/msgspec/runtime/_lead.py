@@ -1,0 +1,357 @@
+"""A leading twin: while one fault repeats, its twin decoder is tried first (copied in
+as ``_lead.py``; see ``_twin.py``).
+
+A message strict decoding refuses costs the failed pass, whose error alone costs msgspec
+about as much as a whole message, before the twin's pass reads it. When one twin reads
+`NEED_LEAST` refused messages in a row, `Lead` installs it as the decoder tried first.
+A twin differs from its root type only along the path to its spot, where it is wider,
+so it reads every message strict decoding reads, and the faulty ones as well, in one
+pass. `Lead.finish` then turns the twin structs on that path back into their own
+classes, converts what the wider spot holds as the walker would (so a message without
+the fault comes out exactly as strict decoding gives it), and notes whether the fault
+was there.
+
+The lead steps down at the first message it cannot read, which strict decoding then
+reads or refuses as usual, and after `CLEAN_MOST` messages in a row without its fault.
+A lead that met no fault before stepping down doubles the run of refused messages the
+next one needs, up to `NEED_MOST`, so a stream with faults scattered among other
+messages pays for a few messages per lead tried, and never for more than that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+from msgspec import UNSET
+
+from ._base import DecodeError, UnknownVariant
+from ._convert import WALKER, dec_hook, enc_hook
+from ._extras import encode_value, subclass
+from ._twin import ROUTES_KEPT, _items, _read_raw, _settle, _skips
+from ._twin_build import ABSENT, _build, _Members, _Struct, _twin_hook
+from ._walk import MISS, Repair
+
+__all__ = ["LED", "Lead"]
+
+#: Refused messages in a row one twin must read before it leads, at first and at most.
+NEED_LEAST = 2
+NEED_MOST = 64
+#: Messages in a row without the fault after which a lead steps down.
+CLEAN_MOST = 4
+
+#: What a step of `finish` found: nothing of the fault, the fault, or a struct declaring an
+#: undeclared property it did not get (which its holder rebuilds as its own class).
+_CLEAN, _HIT, _REBUILD = 0, 1, 2
+
+_Step = Callable[[Any, list[Repair] | None], int]
+
+
+class _Led:
+    """The type of `LED`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "LED"
+
+
+#: The default of the marking property of a root read by a leading twin, so the caller's
+#: one check of that property (is it absent?) tells such a root from a strict one.
+LED: Any = _Led()
+
+
+class Lead:
+    """Which twin of one root type leads, if any, and when it steps down.
+
+    `install` is called with the decoder to try first (None: the strict one again); a
+    message that decoder refuses is the caller's to hand to strict decoding, after
+    `step_down`. `mark` names the root's property whose default becomes `LED` in a
+    leading twin (it must default to ``UNSET`` in the root).
+    """
+
+    def __init__(self, install: Callable[[Callable[[Any], Any] | None], None], mark: str) -> None:
+        self._install = install
+        self._mark = mark
+        #: the twin that read the last refused message, and how many in a row it read
+        self._last: Any = None
+        self._streak = 0
+        self._need = NEED_LEAST
+        #: the leading twin's finishing, by the root class it decodes to
+        self._finishing: dict[type[Any], tuple[str, _Step]] = {}
+        #: id of a twin -> (it, what it leads with, or None when it cannot lead)
+        self._made: dict[int, tuple[Any, Any]] = {}
+        self._leading: Any = None
+        self._hits = 0
+        self._clean = 0
+
+    def seen(self, twin: Any, root: Any, where: Any) -> None:
+        """Note that `twin` (a `Twins` entry of root type `root`) read a refused message,
+        which strict decoding refused at `where` (see `error_at`)."""
+        if twin is self._last:
+            self._streak += 1
+        else:
+            self._last, self._streak = twin, 1
+        if self._streak >= self._need and self._leading is None:
+            made = self._made.get(id(twin))
+            if made is None or made[0] is not twin:
+                made = self._made[id(twin)] = (twin, self._make(twin, root, where))
+            if made[1] is not None:
+                self._leading = twin
+                self._hits = self._clean = 0
+                self._install(made[1])
+
+    def _make(self, twin: Any, root: Any, where: Any) -> Callable[[Any], Any] | None:
+        """The decoder `twin` leads with, or None when it cannot lead: the same twin, but
+        reading items that miss a property in its one pass (see `_twin_build._build`)."""
+        if not twin[2]:
+            return None  # (finishing follows more than one path)
+        segments, kind, prop = where
+        twin = _build(root, segments, kind, prop, native=True)
+        if twin is None or not twin[2]:
+            return None
+        _, node, _ = twin
+        if type(node) is not _Struct or node.attr is None:
+            return None  # (the spot is the top)
+        fields = {f.name: f for f in msgspec.structs.fields(node.twin)}
+        info = fields.get(self._mark)
+        if info is None or info.default is not UNSET or node.attr == self._mark:
+            return None
+        root = subclass(node.twin, {self._mark: info.type}, defaults={self._mark: LED})
+        decode = msgspec.json.Decoder(root, dec_hook=_twin_hook).decode
+        step = _step(node.child, 1)
+        if step is None:
+            return None
+        self._finishing[root] = (node.attr, step)
+        return decode
+
+    def step_down(self) -> None:
+        """Try the strict decoder first again."""
+        if self._leading is not None:
+            self._install(None)
+            self._leading = None
+            self._streak = 0
+            self._need = NEED_LEAST if self._hits else min(self._need * 2, NEED_MOST)
+
+    def finish(self, root: Any, repairs: list[Repair] | None) -> Any:
+        """Root `root`, read by a leading twin, with what its path holds turned into
+        its own classes; `MISS` when converting that fails (the general path then
+        reads the message)."""
+        attr, step = self._finishing[type(root)]
+        value = getattr(root, attr)
+        # (collected apart: when converting fails, the general path reports them again)
+        found: list[Repair] | None = None if repairs is None else []
+        try:
+            got = step(value, found)
+        except (DecodeError, msgspec.DecodeError, RecursionError, UnicodeError):
+            self.step_down()
+            return MISS
+        if got == _REBUILD:
+            setattr(root, attr, _rebuilt(value))
+        elif got == _HIT:
+            self._hits += 1
+            self._clean = 0
+        else:
+            self._clean += 1
+            if self._clean >= CLEAN_MOST:
+                self.step_down()
+        if found:
+            assert repairs is not None
+            repairs.extend(found)
+        return root
+
+
+def _rebuilt(value: Any) -> Any:
+    """Struct `value`, of a class declaring undeclared properties it did not get, as an
+    instance of its own class."""
+    cls: Any = type(value).__mro__[1]
+    return cls(**{name: getattr(value, name) for name in cls.__struct_fields__})
+
+
+def _step(node: Any, depth: int) -> _Step | None:
+    """The finishing of a leading twin's value at `node`, made once per lead: it turns
+    twin structs into their own class in place and returns what it found (`_CLEAN`,
+    `_HIT` or `_REBUILD`); None where it cannot lead."""
+    if type(node) is _Members:
+        table = {}
+        for member_cls, member_node in node.structs.items():
+            step = _step(member_node, depth)
+            if step is None:
+                return None
+            table[member_cls] = step
+
+        def member(value: Any, found: list[Repair] | None) -> int:
+            step = table.get(type(value))
+            return _CLEAN if step is None else step(value, found)
+
+        return member
+    if type(node) is not _Struct:
+        return None
+    twin, cls, attr, extra = node.twin, node.cls, node.attr, node.extra
+    if extra is not None:
+
+        def declared(value: Any, found: list[Repair] | None) -> int:
+            if type(value) is not twin:
+                return _CLEAN
+            return _HIT if getattr(value, extra) is not UNSET else _REBUILD
+
+        return declared
+    if attr is None:
+        return None
+    if node.raw is not None:
+        return _raw(node._replace(doomed=False), depth)
+    if node.child is None:  # an open union read through its marker
+
+        def marked(value: Any, found: list[Repair] | None) -> int:
+            if type(value) is not twin:
+                return _CLEAN
+            value.__class__ = cls
+            return _HIT if isinstance(getattr(value, attr), UnknownVariant) else _CLEAN
+
+        return marked
+    inner = _step(node.child, depth + 1)
+    if inner is None:
+        return None
+
+    def down(value: Any, found: list[Repair] | None) -> int:
+        if type(value) is not twin:
+            return _CLEAN
+        value.__class__ = cls
+        held = getattr(value, attr)
+        got = inner(held, found)
+        if got == _REBUILD:
+            setattr(value, attr, _rebuilt(held))
+            return _CLEAN
+        return got
+
+    return down
+
+
+def _raw(node: _Struct, depth: int) -> _Step:
+    """The step for a property the twin reads raw or as a plain value: read strictly, as
+    strict decoding of the whole message would; only when that fails (the fault is
+    there) converted as the walker would."""
+    if node.items is not None or node.relaxed is not None:
+        return _each_item(node, depth)
+    twin, cls, attr, where, field = node.twin, node.cls, node.attr, node.where, node.raw
+    assert attr is not None
+    tp = next(f.type for f in msgspec.structs.fields(cls) if f.name == attr)
+    # Where the walker reads the property as msgspec does, a value strict decoding
+    # refuses takes the property's fallback at once (the twin's "doomed" reading).
+    safe = WALKER.leaves.strict_safe(tp)
+    fallback = WALKER._fallback(field) if safe and field.lenient else MISS
+    slow = node._replace(doomed=safe)
+    wrong = node.wrong
+    if wrong is None:
+        strictly = msgspec.json.Decoder(tp, dec_hook=dec_hook).decode
+    else:
+
+        def strictly(held: Any) -> Any:
+            return msgspec.convert(held, tp, strict=True, dec_hook=dec_hook)
+
+    def read(value: Any, found: list[Repair] | None) -> int:
+        if type(value) is not twin:
+            return _CLEAN
+        value.__class__ = cls
+        held = getattr(value, attr)
+        if held is UNSET:
+            return _CLEAN
+        if wrong is None or type(held) not in wrong:  # (a value of a refused kind fails)
+            try:
+                setattr(value, attr, strictly(held))
+                return _CLEAN
+            except msgspec.ValidationError:
+                pass
+        if fallback is UNSET:
+            # (a raw value is checked by parsing it, as the walk does)
+            original = held if wrong is not None else msgspec.json.decode(held)
+            if found is not None:
+                found.append(Repair(where, "defaulted", original, UNSET))
+            setattr(value, attr, UNSET)
+        else:
+            _read_raw(value, slow, where, depth, found)
+        return _HIT
+
+    return read
+
+
+def _each_item(node: _Struct, depth: int) -> _Step:
+    """The step for a skip-invalid array the twin reads as raw items (see `_twin._items`)
+    or as relaxed items (see `_twin_build._relaxed`): the fault is there when an item
+    failed strict decoding, or lacked its property."""
+    twin, cls, attr, where, relaxed = node.twin, node.cls, node.attr, node.where, node.relaxed
+    assert attr is not None
+
+    raw = node.items is not None
+
+    def each(value: Any, found: list[Repair] | None) -> int:
+        if type(value) is not twin:
+            return _CLEAN
+        value.__class__ = cls
+        held = getattr(value, attr)
+        if type(held) is not list:
+            return _CLEAN
+        if raw:
+            out, failed = _items(held, node, where, depth, found, None)
+        else:
+            assert relaxed is not None
+            out, failed = _relaxed_items(held, relaxed, node, where, depth, found)
+        setattr(value, attr, out)
+        return _HIT if failed else _CLEAN
+
+    return each
+
+
+def _relaxed_items(
+    held: list[Any],
+    relaxed: dict[type[Any], tuple[type[Any], str]],
+    node: _Struct,
+    where: str,
+    depth: int,
+    found: list[Repair] | None,
+) -> tuple[list[Any], bool]:
+    """Relaxed items `held`, each turned into its own class, and one that arrived
+    without its property skipped, or converted by the walker where it would not skip
+    it; and whether one lacked it."""
+    failed = False
+    out: list[Any] = []
+    for i, item in enumerate(held):
+        own = relaxed.get(type(item))
+        if own is not None:
+            if getattr(item, own[1]) is ABSENT:
+                failed = True
+                _absent(out, item, own[1], i, node, where, depth, found)
+                continue
+            item.__class__ = own[0]
+        out.append(item)
+    return out, failed
+
+
+def _absent(
+    out: list[Any],
+    item: Any,
+    missing: str,
+    i: int,
+    node: _Struct,
+    where: str,
+    depth: int,
+    found: list[Repair] | None,
+) -> None:
+    """Add `item`, a relaxed item that arrived without the property held in attribute
+    `missing`, to `out` as the walker converts it, unless it is skipped (and reported).
+    Whether it is skipped is planned once per class: every such item is an object with
+    that class's tags, which is all the plan checks of a fault at the item's top."""
+    routes = node.routes
+    assert routes is not None
+    skips = routes.get(type(item))
+    if skips is not None and found is None and skips:
+        return
+    setattr(item, missing, UNSET)
+    # (the item as it arrived: written and read back, with UNSET left out)
+    value = msgspec.json.decode(msgspec.json.encode(encode_value(item), enc_hook=enc_hook))
+    if skips is None:
+        skips = _skips(node, node.missing, value)
+        if len(routes) < ROUTES_KEPT:
+            routes[type(item)] = skips
+    _settle(out, value, f"{where}[{i}]", skips, node, depth, found)
