@@ -164,6 +164,24 @@ def figure(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Secti
         return [data if i % n == n - 1 else line for i, line in enumerate(block)]
 
     cases["stream, 1,000 messages"] = lambda: [decode(x) for x in block]
+    # the lead's worst case: a twin leads after two refused messages in a row, reads a
+    # third, then meets another fault and steps down, over and over
+    first, *_, second = faults.values()
+    flapping = [first, first, first, second] * (repeat // 4)
+
+    def flap(lead_on: bool) -> None:
+        saved = lead._need
+        lead.step_down()
+        if not lead_on:
+            lead._need = 2**31
+        try:
+            for data in flapping:
+                decode(data)
+        finally:
+            lead._need = saved
+
+    cases["flapping lead"] = lambda: flap(True)
+    cases["flapping, no lead"] = lambda: flap(False)
     for label, data in faults.items():
         cases[f"{label}: refused each time"] = lambda data=data: refused(data)
         for n in MIXES:
@@ -175,6 +193,7 @@ def figure(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Secti
             cases[f"{label}: least"] = run
     s = interleave(cases, rounds)
     fig = "10 forward"
+    labels = list(faults)
     rows = []
     for label in faults:
         rows.append(
@@ -213,6 +232,15 @@ def figure(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Secti
                 Goal("faster", 1),
             )
         )
+    rows.append(
+        Row(
+            fig,
+            f"{labels[0]} three times, then {labels[-1]}, repeated (a lead that steps down"
+            " every fourth message) vs the same with no twin leading",
+            s["flapping lead"],
+            s["flapping, no lead"],
+        )
+    )
     for label in faults:
         for n in MIXES:
             rows.append(

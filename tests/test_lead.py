@@ -160,9 +160,10 @@ def test_a_lead_gives_way_to_any_other_message(make_package: GenerateFn,
 
 
 def test_a_lead_steps_down_when_its_fault_stops(make_package: GenerateFn) -> None:
-    """A lead steps down after `CLEAN_MOST` messages in a row without its fault; one that
-    met no fault doubles the refused messages in a row the next needs (up to
-    `NEED_MOST`), and one that met its fault brings that back to `NEED_LEAST`."""
+    """A lead steps down after `CLEAN_MOST` messages in a row without its fault, and at a
+    message it cannot read; one that read fewer faults than the refused messages in a
+    row it waited for doubles the run the next needs (up to `NEED_MOST`), and one that
+    read as many brings that back to `NEED_LEAST`."""
     pkg = _package(make_package, "lead_v1_steps")
     lead_module = import_module(f"{pkg.__name__}._lead")
     faulty = _message(BENCH_FAULTS[1])
@@ -182,7 +183,16 @@ def test_a_lead_steps_down_when_its_fault_stops(make_package: GenerateFn) -> Non
             pkg.decode_notification(faulty)
         assert _leading(pkg)
     assert seen[-1] == lead_module.NEED_MOST
-    pkg.decode_notification(faulty)  # (the lead meets its fault)
+    for _ in range(lead_module.NEED_MOST - 1):  # (one fewer than it waited for)
+        pkg.decode_notification(faulty)
+    pkg.decode_notification(_message(BENCH_FAULTS[0]))  # (another fault: it steps down)
+    assert not _leading(pkg)
+    for n in range(lead_module.NEED_MOST):
+        assert not _leading(pkg), n
+        pkg.decode_notification(faulty)
+    assert _leading(pkg)
+    for _ in range(lead_module.NEED_MOST):  # (as many as it waited for)
+        pkg.decode_notification(faulty)
     for _ in range(lead_module.CLEAN_MOST):
         pkg.decode_notification(clean)
     assert not _leading(pkg)

@@ -13,9 +13,11 @@ was there.
 
 The lead steps down at the first message it cannot read, which strict decoding then
 reads or refuses as usual, and after `CLEAN_MOST` messages in a row without its fault.
-A lead that met no fault before stepping down doubles the run of refused messages the
-next one needs, up to `NEED_MOST`, so a stream with faults scattered among other
-messages pays for a few messages per lead tried, and never for more than that.
+A lead that read fewer faulty messages than the run of refused ones it waited for
+doubles the run the next one needs, up to `NEED_MOST` (one that read as many brings it
+back to `NEED_LEAST`), so a stream with faults scattered among other messages, or one
+that makes leads step down on purpose, pays for a few messages per lead tried, and
+never for more than that.
 """
 
 from __future__ import annotations
@@ -132,7 +134,8 @@ class Lead:
             self._install(None)
             self._leading = None
             self._streak = 0
-            self._need = NEED_LEAST if self._hits else min(self._need * 2, NEED_MOST)
+            paid = self._hits >= self._need  # (it read as many faults as it waited for)
+            self._need = NEED_LEAST if paid else min(self._need * 2, NEED_MOST)
 
     def finish(self, root: Any, repairs: list[Repair] | None) -> Any:
         """Root `root`, read by a leading twin, with what its path holds turned into

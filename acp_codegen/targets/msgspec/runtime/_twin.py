@@ -12,9 +12,13 @@ the same structs, except along the path to that spot, where
   (`_extras.declaring`), which is also what the result holds, so msgspec reads it
   like any other field;
 - an open union whose tag is unknown is read as the union's unknown member;
-- otherwise the innermost struct property above the spot is read as raw JSON and
-  handed to the walker (`Walker.field_value`), which applies exactly the leniency
-  and openness converting the whole message would.
+- the items of a skip-invalid array with a bad item are read raw and decoded one by
+  one; an item missing a required property of its own decodes as a relaxed class that
+  defaults it to a marker (`_twin_build._relaxed`), so it raises no error;
+- otherwise the innermost struct property above the spot is read as raw JSON (or, when
+  it is refused for its JSON kind, as a plain value) and handed to the walker
+  (`Walker.field_value`), which applies exactly the leniency and openness converting
+  the whole message would.
 
 ``_twin_build.py`` builds the twin. msgspec decodes the message with it in one pass,
 and a short walk down the same path turns each twin struct back into its own class, so
@@ -23,7 +27,8 @@ type for type, to what the general path returns. A message with a second fault
 fails the twin decode and takes the general path. Twins are built only for a spot
 seen twice and only for the first `KEPT` such spots per root type, so a stream of ever
 new faults, or one cycling through more spots than that, costs no builds beyond those
-and no memory; spots past the limit take the general path.
+and no memory; spots past the limit take the general path. While one twin reads refused
+message after refused message, it leads: it is tried before strict decoding (`_lead`).
 """
 
 from __future__ import annotations

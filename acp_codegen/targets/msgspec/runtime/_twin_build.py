@@ -3,8 +3,10 @@
 A twin of a root type is the same type except along the path to one spot, where a
 struct is the subclass that declares the undeclared property that arrived there, reads
 an open union by a marker (its unknown member or a known variant, through
-`_twin_hook`), or reads the innermost property above the spot as raw JSON. `_build`
-makes the twin and the nodes that tell `_twin._finish` how to turn it back.
+`_twin_hook`), reads the items of a skip-invalid array raw (or, for a leading twin, as
+relaxed classes: `_relaxed`), or reads the innermost property above the spot as raw
+JSON (as a plain value when it is refused for its JSON kind: `_refused_kinds`).
+`_build` makes the twin and the nodes that tell `_twin._finish` how to turn it back.
 """
 
 from __future__ import annotations
