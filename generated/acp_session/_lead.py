@@ -283,11 +283,13 @@ def _raw(node: _Struct, depth: int) -> _Step:
 
 def _each_item(node: _Struct, depth: int) -> _Step:
     """The step for a skip-invalid array the twin reads as raw items (see `_twin._items`)
-    or as relaxed items (see `_twin_build._relaxed`): the fault is there when an item
-    failed strict decoding, or lacked its property."""
+    or as relaxed items (see `_twin_build._relaxed`), which are turned into their own
+    class, one that arrived without its property skipped (or converted by the walker,
+    where it would not skip it): the fault is there when an item failed strict
+    decoding, or lacked its property."""
     twin, cls, attr, where, relaxed = node.twin, node.cls, node.attr, node.where, node.relaxed
-    assert attr is not None
-
+    routes = node.routes
+    assert attr is not None and routes is not None
     raw = node.items is not None
 
     def each(value: Any, found: list[Repair] | None) -> int:
@@ -299,38 +301,25 @@ def _each_item(node: _Struct, depth: int) -> _Step:
             return _CLEAN
         if raw:
             out, failed = _items(held, node, where, depth, found, None)
-        else:
-            assert relaxed is not None
-            out, failed = _relaxed_items(held, relaxed, node, where, depth, found)
-        setattr(value, attr, out)
-        return _HIT if failed else _CLEAN
+            setattr(value, attr, out)
+            return _HIT if failed else _CLEAN
+        assert relaxed is not None
+        got = _CLEAN
+        kept: list[Any] = []
+        for i, item in enumerate(held):
+            own = relaxed.get(type(item))
+            if own is not None:
+                if getattr(item, own[1]) is ABSENT:
+                    got = _HIT
+                    if found is not None or routes.get(type(item)) is not True:
+                        _absent(kept, item, own[1], i, node, where, depth, found)
+                    continue
+                item.__class__ = own[0]
+            kept.append(item)
+        setattr(value, attr, kept)
+        return got
 
     return each
-
-
-def _relaxed_items(
-    held: list[Any],
-    relaxed: dict[type[Any], tuple[type[Any], str]],
-    node: _Struct,
-    where: str,
-    depth: int,
-    found: list[Repair] | None,
-) -> tuple[list[Any], bool]:
-    """Relaxed items `held`, each turned into its own class, and one that arrived
-    without its property skipped, or converted by the walker where it would not skip
-    it; and whether one lacked it."""
-    failed = False
-    out: list[Any] = []
-    for i, item in enumerate(held):
-        own = relaxed.get(type(item))
-        if own is not None:
-            if getattr(item, own[1]) is ABSENT:
-                failed = True
-                _absent(out, item, own[1], i, node, where, depth, found)
-                continue
-            item.__class__ = own[0]
-        out.append(item)
-    return out, failed
 
 
 def _absent(
@@ -350,8 +339,6 @@ def _absent(
     routes = node.routes
     assert routes is not None
     skips = routes.get(type(item))
-    if skips is not None and found is None and skips:
-        return
     setattr(item, missing, UNSET)
     # (the item as it arrived: written and read back, with UNSET left out)
     value = msgspec.json.decode(msgspec.json.encode(encode_value(item), enc_hook=enc_hook))

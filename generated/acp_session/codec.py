@@ -89,7 +89,7 @@ def _lead(first: typing.Callable[[bytes | str], typing.Any] | None) -> None:
 
 _ENVELOPE_LEAD = _rt.Lead(_lead, "id")
 _ENVELOPE_TWINS = _rt.Twins(_Envelope, _ENVELOPE_LEAD)
-_UNSET = msgspec.UNSET
+_UNSET, _LED, _MISS = msgspec.UNSET, _rt.LED, _rt.MISS
 _ENVELOPE_RAW = _rt.RawEnvelope(
     "session/update", UpdateSessionNotification, "update", decode_update
 )
@@ -119,10 +119,10 @@ def decode_notification(
         if envelope.id is _UNSET:
             params: UpdateSessionNotification = envelope.params
             return params
-        if envelope.id is not _rt.LED:
+        if envelope.id is not _LED:
             _rt.is_request({"id": envelope.id})
         led = _ENVELOPE_LEAD.finish(envelope, repairs)
-        if led is not _rt.MISS:
+        if led is not _MISS:
             params = led.params
             return params
         hint = _rt.MISS  # (converting what the leading twin read failed: the general path reads it)

@@ -89,7 +89,7 @@ def _lead(first: typing.Callable[[bytes | str], typing.Any] | None) -> None:
 
 _ENVELOPE_LEAD = _rt.Lead(_lead, "id")
 _ENVELOPE_TWINS = _rt.Twins(_Envelope, _ENVELOPE_LEAD)
-_UNSET = msgspec.UNSET
+_UNSET, _LED, _MISS = msgspec.UNSET, _rt.LED, _rt.MISS
 _ENVELOPE_RAW = _rt.RawEnvelope("session/update", Notify, "update", decode_update)
 
 
@@ -115,10 +115,10 @@ def decode_notification(data: bytes | str, repairs: list[Repair] | None = None) 
         if envelope.id is _UNSET:
             params: Notify = envelope.params
             return params
-        if envelope.id is not _rt.LED:
+        if envelope.id is not _LED:
             _rt.is_request({"id": envelope.id})
         led = _ENVELOPE_LEAD.finish(envelope, repairs)
-        if led is not _rt.MISS:
+        if led is not _MISS:
             params = led.params
             return params
         hint = _rt.MISS  # (converting what the leading twin read failed: the general path reads it)
