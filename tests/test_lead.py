@@ -11,6 +11,7 @@ that mixes faults among other messages pays for a few messages per lead, no more
 from __future__ import annotations
 
 import json
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from importlib import import_module
 from types import ModuleType
@@ -20,6 +21,8 @@ import pytest
 
 from tests import corpus
 from tests.conftest import GenerateFn
+from tests.instances import Instances, Variant, envelope, notification_def, union_size
+from tests.mutations import Mutator
 from tests.test_repairs import _rows
 from tests.test_twins import (
     _TERMINAL,
@@ -244,3 +247,69 @@ def test_threads_share_a_lead(make_package: GenerateFn) -> None:
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         assert all(pool.map(one, range(len(messages))))
+
+
+def _outcome(pkg: ModuleType, data: bytes) -> Any:
+    """What decoding `data` gives: its shape and repairs, or the error's type."""
+    repairs: list[Any] = []
+    try:
+        decoded = pkg.decode_notification(data, repairs=repairs)
+    except pkg.DecodeError:
+        return "DecodeError"
+    return _shape(decoded, pkg), _rows(repairs), pkg.encode(decoded)
+
+
+@pytest.mark.parametrize("update", LEAD_FAULTS)
+def test_mutated_payloads_decode_as_without_a_lead(make_package: GenerateFn,
+                                                   update: dict[str, Any]) -> None:
+    """Mutated notifications of every update kind (the payload fuzz's mutations), each
+    decoded while a lead for one fault leads (its back-off undone before each): each
+    decodes to what a package that never leads gives, or both refuse it."""
+    pkg = _package(make_package, "lead_v1_fuzz")
+    reference = _package(make_package, "lead_v1_fuzz_ref")
+    reference.codec._ENVELOPE_LEAD._need = 10**9  # (never leads)
+    pkg.codec._ENVELOPE_LEAD.step_down()
+    document = json.loads(corpus.newest(corpus.NEWEST["v1"]).read_text(encoding="utf-8"))
+    name = notification_def(document)
+    assert name is not None
+    seeds = [envelope(Instances(document, Variant(variant, full)).of_def(name))
+             for variant in range(union_size(document, "SessionUpdate"))
+             for full in (True, False)]
+    mutator = Mutator(zlib.crc32(json.dumps(update).encode()), sorted(pkg.SESSION_UPDATE_VARIANTS))
+    faulty = _message(update)
+    lead = pkg.codec._ENVELOPE_LEAD
+    for n in range(600):
+        data = mutator.mutate(seeds[n % len(seeds)])
+        lead._need = import_module(f"{pkg.__name__}._lead").NEED_LEAST
+        _promote(pkg, faulty)
+        assert _outcome(pkg, data) == _outcome(reference, data), data
+
+
+#: Messages with two equal keys in one object, the earlier bad and the later good (or bad
+#: otherwise): strict decoding names the earlier, and every reader holds the later.
+DUPLICATE_KEYS = [
+    b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","_meta":-0.0,'
+    b'"update":{"sessionUpdate":"current_mode_update","currentModeId":"m"},'
+    b'"_meta":{"k":null}}}',
+    b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":'
+    b'{"sessionUpdate":"tool_call_update","toolCallId":"t","content":[{"type":"content"}],'
+    b'"content":[{"type":"terminal","terminalId":"x"}]}}}',
+    b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":'
+    b'{"sessionUpdate":"available_commands_update","availableCommands":"oops",'
+    b'"availableCommands":[{"name":"a","description":5},{"name":"b","description":"d"}]}}}',
+    b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":'
+    b'{"sessionUpdate":"tool_call_update","toolCallId":"t","_meta":"x","_meta":[1]}}}',
+]
+
+
+@pytest.mark.parametrize("data", DUPLICATE_KEYS)
+def test_two_equal_keys_read_as_the_walk_reads_them(make_package: GenerateFn,
+                                                     data: bytes) -> None:
+    """Where strict decoding names the earlier of two equal keys, the general path, the
+    twin and the lead all read the later, as the walk does: a good value is kept, not
+    repaired, and a bad one is repaired as the walk repairs it."""
+    pkg = _package(make_package, "lead_v1_duplicates")
+    pkg.codec._ENVELOPE_LEAD.step_down()
+    expected, expected_repairs = _walked(pkg, data)
+    for _ in range(6):  # (the general path, then the twin, then the lead)
+        _check(pkg, data, expected, expected_repairs)

@@ -28,6 +28,7 @@ from ._walk_api import (
     MISSING_VALUE,
     Repair,
     _Call,
+    _item_type,
 )
 
 __all__ = ["GuidedWalker"]
@@ -92,6 +93,8 @@ class GuidedWalker(Routes):
         alone, and only the failure, which hands `obj` on to the walk, needs it whole."""
         at = route.at
         items, slot = nodes[at], route.where[0][at]
+        if self._fine(items[slot], _item_type(self.leaves, route.field.type)):
+            return MISS
         item = items.pop(slot)
         value, where = self.leaves.strict_error(obj, route.tp)  # type: ignore[attr-defined]
         if where is not None:
@@ -237,6 +240,8 @@ class GuidedWalker(Routes):
         if action == "skip":
             if extras:
                 return MISS  # (an undeclared property kept below would move with the index)
+            if self._fine(container[slot], _item_type(self.leaves, field.type)):
+                return MISS
             kept_items = container[:slot] + container[slot + 1 :]
             if index_maps is None:  # one fault: indices are the original ones
                 item_path = route.paths[at + 1]
@@ -250,6 +255,8 @@ class GuidedWalker(Routes):
             local.append(Repair(item_path, "skipped", container[slot], None))
             return self._replace(work, nodes, segments, at, kept_items, index_maps)
         original = container[slot]
+        if self._fine(original, field.type):
+            return MISS
         fallback = field.on_error
         if fallback is self.leaves.unset and field.required:
             fallback = []
@@ -262,6 +269,12 @@ class GuidedWalker(Routes):
         else:
             fixed = {**container, slot: fallback}
         return self._replace(work, nodes, segments, at, fixed, index_maps)
+
+    def _fine(self, value: Any, tp: Any) -> bool:
+        """Whether `value`, which a strict error names, converts strictly after all: of two
+        equal keys in one object the error names the earlier, and the parsed value
+        holds the later. The walk reads such a value; the shortcut gives up."""
+        return self.leaves.try_strict(value, tp) is not MISS
 
     def _replace(
         self,

@@ -29,10 +29,19 @@ import msgspec
 from msgspec import UNSET
 
 from ._base import DecodeError, UnknownVariant
-from ._convert import WALKER, dec_hook, enc_hook
+from ._convert import WALKER, enc_hook
 from ._extras import encode_value, subclass
-from ._twin import ROUTES_KEPT, _items, _read_raw, _settle, _skips
-from ._twin_build import ABSENT, _build, _Members, _Struct, _twin_hook
+from ._twin import (
+    ROUTES_KEPT,
+    _items,
+    _leave_out,
+    _leaves_out,
+    _read_raw,
+    _settle,
+    _skips,
+    _strictly,
+)
+from ._twin_build import ABSENT, _build, _Members, _Struct, _twin_hook, strict_reader
 from ._walk import MISS, Repair
 
 __all__ = ["LED", "Lead"]
@@ -237,21 +246,17 @@ def _raw(node: _Struct, depth: int) -> _Step:
     there) converted as the walker would."""
     if node.items is not None or node.relaxed is not None:
         return _each_item(node, depth)
-    twin, cls, attr, where, field = node.twin, node.cls, node.attr, node.where, node.raw
+    twin, cls, attr, where = node.twin, node.cls, node.attr, node.where
     assert attr is not None
     tp = next(f.type for f in msgspec.structs.fields(cls) if f.name == attr)
-    # Where the walker reads the property as msgspec does, a value strict decoding
-    # refuses takes the property's fallback at once (the twin's "doomed" reading).
-    safe = WALKER.leaves.strict_safe(tp)
-    fallback = WALKER._fallback(field) if safe and field.lenient else MISS
-    slow = node._replace(doomed=safe)
-    wrong = node.wrong
-    if wrong is None:
-        strictly = msgspec.json.Decoder(tp, dec_hook=dec_hook).decode
-    else:
-
-        def strictly(held: Any) -> Any:
-            return msgspec.convert(held, tp, strict=True, dec_hook=dec_hook)
+    # (whatever the twin was built for, a value of a kind the property never takes is
+    # refused wherever the walker reads it as msgspec does)
+    node = node._replace(
+        doomed=WALKER.leaves.strict_safe(tp),
+        strict=node.strict or strict_reader(tp, node.wrong is not None),
+    )
+    slow = node._replace(strict=None)
+    wrong = node.wrong if _leaves_out(node) else None
 
     def read(value: Any, found: list[Repair] | None) -> int:
         if type(value) is not twin:
@@ -260,20 +265,14 @@ def _raw(node: _Struct, depth: int) -> _Step:
         held = getattr(value, attr)
         if held is UNSET:
             return _CLEAN
-        if wrong is None or type(held) not in wrong:  # (a value of a refused kind fails)
-            try:
-                setattr(value, attr, strictly(held))
-                return _CLEAN
-            except msgspec.ValidationError:
-                pass
-        if fallback is UNSET:
-            # (a raw value is checked by parsing it, as the walk does)
-            original = held if wrong is not None else msgspec.json.decode(held)
-            if found is not None:
-                found.append(Repair(where, "defaulted", original, UNSET))
-            setattr(value, attr, UNSET)
-        else:
-            _read_raw(value, slow, where, depth, found)
+        if wrong is not None and type(held) in wrong:
+            _leave_out(value, attr, held, where, found)
+            return _HIT
+        strictly = _strictly(node, held)
+        if strictly is not MISS:
+            setattr(value, attr, strictly)
+            return _CLEAN
+        _read_raw(value, slow, where, depth, found)
         return _HIT
 
     return read
@@ -298,7 +297,7 @@ def _each_item(node: _Struct, depth: int) -> _Step:
         if type(held) is not list:
             return _CLEAN
         if raw:
-            out, failed = _items(held, node, where, depth, found, None)
+            out, failed = _items(held, node, where, depth, found)
             setattr(value, attr, out)
             return _HIT if failed else _CLEAN
         assert relaxed is not None

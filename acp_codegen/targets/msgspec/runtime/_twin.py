@@ -117,7 +117,7 @@ class Twins:
         found: list[Repair] | None = None if repairs is None else []
         try:
             if along:
-                along(value, found, where)
+                along(value, found)
             else:
                 value = _finish(value, node, "$", 0, found)
         except (DecodeError, msgspec.DecodeError, RecursionError, UnicodeError):
@@ -167,12 +167,11 @@ def _finish(value: Any, node: _Node, path: str, depth: int, repairs: list[Repair
     return value
 
 
-def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None, Any], None] | None:
+def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None], None] | None:
     """`_finish` for a twin whose path meets no array or map (`_one_path`), as closures
     made once per twin, one per struct on the path that needs work, each finishing its
     struct in place (its raw read knows its JSON path already); None for a node that
-    needs none. They take the twin's value, the repairs list and where strict decoding
-    failed (see `error_at`)."""
+    needs none. They take the twin's value and the repairs list."""
     if type(node) is _Members:
         table = {}
         for member_cls, member_node in node.structs.items():
@@ -182,10 +181,10 @@ def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None, Any],
         if not table:
             return None
 
-        def member(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
+        def member(value: Any, repairs: list[Repair] | None) -> None:
             step = table.get(type(value))
             if step is not None:
-                step(value, repairs, fault)
+                step(value, repairs)
 
         return member
     twin, cls, attr, child, raw, where = (
@@ -201,49 +200,46 @@ def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None, Any],
         # On one path, the struct at the spot is the one strict decoding refused for
         # holding the property, so the class declaring it is already its own.
         return None
-    if attr is not None and raw is not None and node.doomed and raw.lenient:
-        fallback = WALKER._fallback(raw)
-        plain = node.wrong is not None
-        if fallback is UNSET:  # (the walker would leave the property out, and say so)
+    if attr is not None and raw is not None and _leaves_out(node):
+        wrong = node.wrong
+        assert wrong is not None
 
-            def drop(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
-                if type(value) is twin:
-                    value.__class__ = cls
-                    held = getattr(value, attr)
-                    if held is not UNSET:
-                        # (a raw value is checked by parsing it, as the walk does)
-                        original = held if plain else msgspec.json.decode(held)
-                        if repairs is not None:
-                            repairs.append(Repair(where, "defaulted", original, UNSET))
-                        setattr(value, attr, UNSET)
-
-            return drop
-    if attr is not None and raw is not None:
-
-        def read(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
+        def drop(value: Any, repairs: list[Repair] | None) -> None:
             if type(value) is twin:
                 value.__class__ = cls
-                _read_raw(value, node, where, depth, repairs, fault)
+                held = getattr(value, attr)
+                if type(held) in wrong:
+                    _leave_out(value, attr, held, where, repairs)
+                elif held is not UNSET:  # (the later of two equal keys: read it)
+                    _read_raw(value, node, where, depth, repairs)
+
+        return drop
+    if attr is not None and raw is not None:
+
+        def read(value: Any, repairs: list[Repair] | None) -> None:
+            if type(value) is twin:
+                value.__class__ = cls
+                _read_raw(value, node, where, depth, repairs)
 
         return read
     inner = None if attr is None or child is None else _compile(child, depth + 1)
     if inner is not None:
 
-        def down(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
+        def down(value: Any, repairs: list[Repair] | None) -> None:
             if type(value) is twin:
                 value.__class__ = cls
-                inner(getattr(value, attr), repairs, fault)
+                inner(getattr(value, attr), repairs)
 
         return down
 
-    def swap(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
+    def swap(value: Any, repairs: list[Repair] | None) -> None:
         if type(value) is twin:
             value.__class__ = cls
 
     return swap
 
 
-def _nothing(value: Any, repairs: list[Repair] | None, fault: Any) -> None:
+def _nothing(value: Any, repairs: list[Repair] | None) -> None:
     """The finishing of a one-path twin whose value is its own already."""
 
 
@@ -267,28 +263,71 @@ def _struct(value: Any, node: _Struct, path: str, depth: int, repairs: list[Repa
 
 
 def _read_raw(
-    value: Any,
-    node: _Struct,
-    where: str,
-    depth: int,
-    repairs: list[Repair] | None,
-    fault: Any = None,
+    value: Any, node: _Struct, where: str, depth: int, repairs: list[Repair] | None
 ) -> None:
     """Convert the property of twin struct `value` that `node` reads raw, at JSON path
-    `where`, as the walker would have; `fault`, if known, is where strict decoding of
-    the whole message failed, below that property."""
+    `where`, as the walker would have."""
     attr = node.attr
     held = getattr(value, attr)  # type: ignore[arg-type]
     if held is UNSET:
         return
     if node.items is not None:  # a skip-invalid array, item by item
         if type(held) is list:
-            setattr(value, attr, _items(held, node, where, depth, repairs, fault)[0])  # type: ignore[arg-type]
+            setattr(value, attr, _items(held, node, where, depth, repairs)[0])  # type: ignore[arg-type]
         return
-    step = WALKER.defaulted_value if node.doomed else WALKER.field_value
-    value_read = held if node.wrong is not None else msgspec.json.decode(held)
-    converted = step(value_read, node.raw, where, depth, repairs)
+    if node.strict is not None:  # (known to fail, but the value may be fine after all)
+        strictly = _strictly(node, held)
+        if strictly is not MISS:
+            setattr(value, attr, strictly)  # type: ignore[arg-type]
+            return
+    # A plain value of a kind the property never takes fails however the walker reads
+    # it, so its fallback applies at once. Any other value is walked: one of the right
+    # kind may fail below a leniency of its own (a bad item of a skip-invalid array).
+    wrong = node.wrong
+    refused = node.doomed and wrong is not None and type(held) in wrong
+    step = WALKER.defaulted_value if refused else WALKER.field_value
+    converted = step(
+        held if wrong is not None else msgspec.json.decode(held), node.raw, where, depth, repairs
+    )
     setattr(value, attr, UNSET if converted is MISS else converted)  # type: ignore[arg-type]
+
+
+def _leaves_out(node: _Struct) -> bool:
+    """Whether a plain value of a kind its property never takes is simply left out (and
+    reported) at `node`: the walker reads the property as msgspec does, and falls back
+    to leaving it out."""
+    field = node.raw
+    return (
+        node.doomed
+        and node.wrong is not None
+        and field is not None
+        and field.lenient
+        and WALKER.leaves.strict_safe(field.type)
+        and WALKER._fallback(field) is UNSET
+    )
+
+
+def _leave_out(value: Any, attr: str, held: Any, where: str, repairs: list[Repair] | None) -> None:
+    """Leave out property `attr` of struct `value`, which held the refused value `held`
+    at JSON path `where`, and report it."""
+    if repairs is not None:
+        repairs.append(Repair(where, "defaulted", held, UNSET))
+    setattr(value, attr, UNSET)
+
+
+def _strictly(node: _Struct, held: Any) -> Any:
+    """`held`, the value of the property `node` reads raw or plain, as strict decoding
+    reads it; `MISS` where that refuses it (at once for a plain value of a kind its
+    type never takes). A property strict decoding refused can still hold a good value:
+    of two equal keys, the error names the earlier and the twin holds the later."""
+    wrong = node.wrong
+    if wrong is not None and type(held) in wrong:
+        return MISS
+    assert node.strict is not None
+    try:
+        return node.strict(held)
+    except msgspec.ValidationError:
+        return MISS
 
 
 def _items(
@@ -297,53 +336,38 @@ def _items(
     where: str,
     depth: int,
     repairs: list[Repair] | None,
-    fault: Any,
 ) -> tuple[list[Any], bool]:
-    """The items of a skip-invalid array read raw, each decoded strictly, and one that
-    fails converted by the walker, which skips it if it must; and whether one failed.
-    The item `fault` points into failed strict decoding already: it is not decoded
-    again (an error costs msgspec about as much as a whole message)."""
-    known, below = -1, None
-    if fault is not None:
-        faults = node.faults
-        assert faults is not None
-        seen = faults.get(id(fault))  # (`error_at` gives one object per error text)
-        if seen is None or seen[0] is not fault:
-            segments, at = fault[0], node.index_at
-            if len(segments) > at and type(segments[at]) is int:
-                seen = (fault, segments[at], (tuple(segments[at + 1 :]), fault[1], fault[2]))
-            else:
-                seen = (fault, -1, None)
-            if len(faults) < ROUTES_KEPT:
-                faults[id(fault)] = seen
-        _, known, below = seen
+    """The items of a skip-invalid array read raw, each decoded strictly (an item that
+    misses its own property as a relaxed class, see `_twin_build._relaxed`), and one
+    that fails converted by the walker, which skips it if it must; and whether one
+    failed. Even the item the strict error of the whole message named is decoded
+    again: of two equal keys, that error names the earlier, and the twin holds the
+    later."""
     decode, relaxed = node.items, node.relaxed
     assert decode is not None
     out: list[Any] = []
     failed = False
     for i, raw in enumerate(raws):
-        key: Any = below
-        if i != known:
-            try:
-                item = decode(raw)
-            except msgspec.ValidationError as exc:
-                key = str(exc)
-            else:
-                own = None if relaxed is None else relaxed.get(type(item))
-                if own is None:
-                    out.append(item)
-                    continue
-                if getattr(item, own[1]) is not ABSENT:
-                    item.__class__ = own[0]
-                    out.append(item)
-                    continue
-                key = node.missing  # (it arrived without the property)
-                failed = True
-                if _skips_absent(node, type(item), raw):
-                    if repairs is not None:
-                        value = msgspec.json.decode(raw)
-                        repairs.append(Repair(f"{where}[{i}]", "skipped", value, None))
-                    continue
+        try:
+            item = decode(raw)
+        except msgspec.ValidationError as exc:
+            key: Any = str(exc)
+        else:
+            own = None if relaxed is None else relaxed.get(type(item))
+            if own is None:
+                out.append(item)
+                continue
+            if getattr(item, own[1]) is not ABSENT:
+                item.__class__ = own[0]
+                out.append(item)
+                continue
+            key = node.missing  # (it arrived without the property)
+            failed = True
+            if _skips_absent(node, type(item), raw):
+                if repairs is not None:
+                    value = msgspec.json.decode(raw)
+                    repairs.append(Repair(f"{where}[{i}]", "skipped", value, None))
+                continue
         failed = True
         _take(out, raw, i, key, node, where, depth, repairs)
     return out, failed
@@ -400,7 +424,7 @@ def _settle(
         out.append(item)
 
 
-#: Route checks, and faults, kept per skip-invalid array node (an error text may hold the
+#: Route checks kept per skip-invalid array node (an error text may hold the
 #: bad value).
 ROUTES_KEPT = 64
 

@@ -42,14 +42,10 @@ class _Struct(NamedTuple):
     doomed: bool = False
     #: the JSON path of the property read raw, when no array or map is above it
     where: str = ""
-    #: a skip-invalid array read as raw items: the strict decoder of one item, the route
-    #: checks planned for its items' strict errors (see `_twin._skips`), the item each
-    #: strict error of the whole message names (see `_twin._items`), and where the item's
-    #: index is among the spot's path segments
+    #: a skip-invalid array read as raw items: the strict decoder of one item, and the
+    #: route checks planned for its items' strict errors (see `_twin._skips`)
     items: Callable[[Any], Any] | None = None
     routes: dict[Any, Any] | None = None
-    faults: dict[int, Any] | None = None
-    index_at: int = 0
     #: at the spot of an undeclared property: the attribute that declares it in `twin`
     #: (a `_extras.declaring` class, kept as it is when the property arrived)
     extra: str | None = None
@@ -61,6 +57,10 @@ class _Struct(NamedTuple):
     #: a property read as a plain JSON value rather than raw (see `_refused_kinds`): the
     #: types of the plain values its own type never takes
     wrong: frozenset[type[Any]] | None = None
+    #: a property read raw or plain that is known to fail: its strict reader (see
+    #: `strict_reader`), for the value that arrives there after all (the later of two
+    #: equal keys, say)
+    strict: Callable[[Any], Any] | None = None
 
 
 class _Items(NamedTuple):
@@ -296,10 +296,33 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doo
                 return _raw_items(cls, info, field, route.segments[: i + 1], route)
     twin = subclass(cls, {info.name: field_type})
     where = _json_path(route.segments[: i + 1])
+    strict = strict_reader(info.type, wrong is not None) if doomed else None
     node = _Struct(
-        twin, cls, info.name, info.encode_name, child, raw_field, doomed, where, wrong=wrong
+        twin,
+        cls,
+        info.name,
+        info.encode_name,
+        child,
+        raw_field,
+        doomed,
+        where,
+        wrong=wrong,
+        strict=strict,
     )
     return twin, node
+
+
+def strict_reader(tp: Any, plain: bool) -> Callable[[Any], Any]:
+    """What reads a property of type `tp` that a twin holds raw (or as a plain JSON value)
+    as strict decoding of the whole message would; it raises msgspec's
+    `ValidationError` where strict decoding would."""
+    if not plain:
+        return msgspec.json.Decoder(tp, dec_hook=dec_hook).decode
+
+    def converted(held: Any) -> Any:
+        return msgspec.convert(held, tp, strict=True, dec_hook=dec_hook)
+
+    return converted
 
 
 def _raw_items(
@@ -334,24 +357,8 @@ def _raw_items(
     decode = msgspec.json.Decoder(item, dec_hook=dec_hook).decode
     twin = subclass(cls, {info.name: listed})
     where = _json_path(segments)
-    node = _Struct(
-        twin,
-        cls,
-        info.name,
-        info.encode_name,
-        None,
-        field,
-        False,
-        where,
-        decode,
-        {},
-        {},
-        len(segments),
-        None,
-        relaxed,
-        missing,
-    )
-    return twin, node
+    node = _Struct(twin, cls, info.name, info.encode_name, None, field, False, where, decode, {})
+    return twin, node._replace(relaxed=relaxed, missing=missing)
 
 
 class _Absent:
