@@ -146,16 +146,21 @@ def figure(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Secti
 
     lead = pkg.codec._ENVELOPE_LEAD
 
-    def refused(data: bytes) -> None:
-        # the same message with no twin leading: refused by strict decoding every time
+    def messages(sequence: list[bytes], lead_on: bool) -> None:
+        # `sequence` decoded in turn, from no lead; with `lead_on` false, none ever takes
+        # over, so each faulty message is refused by strict decoding
         saved = lead._need
         lead.step_down()
-        lead._need = 2**31
+        if not lead_on:
+            lead._need = 2**31
         try:
-            for _ in reps:
+            for data in sequence:
                 decode(data)
         finally:
             lead._need = saved
+
+    def refused(data: bytes) -> None:
+        messages([data] * repeat, False)
 
     # a stretch of the real stream, and the same with every n-th message faulty
     block = lines[:1000]
@@ -170,15 +175,7 @@ def figure(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Secti
     flapping = [first, first, first, second] * (repeat // 4)
 
     def flap(lead_on: bool) -> None:
-        saved = lead._need
-        lead.step_down()
-        if not lead_on:
-            lead._need = 2**31
-        try:
-            for data in flapping:
-                decode(data)
-        finally:
-            lead._need = saved
+        messages(flapping, lead_on)
 
     cases["flapping lead"] = lambda: flap(True)
     cases["flapping, no lead"] = lambda: flap(False)
