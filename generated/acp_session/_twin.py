@@ -16,7 +16,7 @@ the same structs, except along the path to that spot, where
 - an open union whose tag is unknown is read as the union's unknown member;
 - the items of a skip-invalid array with a bad item are read raw and decoded one by
   one; an item missing a required property of its own decodes as a relaxed class that
-  defaults it to a marker (`_twin_build._relaxed`), so it raises no error;
+  defaults it to a marker (`_twin_reads.relax`), so it raises no error;
 - otherwise the innermost struct property above the spot is read as raw JSON (or, when
   it is refused for its JSON kind, as a plain value) and handed to the walker
   (`Walker.field_value`), which applies exactly the leniency and openness converting
@@ -42,9 +42,9 @@ import msgspec
 from msgspec import UNSET
 
 from ._base import DecodeError
-from ._convert import WALKER, _read_error
-from ._routes import _nodes
-from ._twin_build import ABSENT, _build, _Items, _Members, _Node, _Struct, _Values
+from ._convert import WALKER
+from ._twin_build import _build, _Items, _Members, _Node, _Struct, _Values
+from ._twin_items import items
 from ._walk import MISS, Repair
 
 __all__ = ["Twins"]
@@ -275,7 +275,7 @@ def _read_raw(
         return
     if node.items is not None:  # a skip-invalid array, item by item
         if type(held) is list:
-            setattr(value, attr, _items(held, node, where, depth, repairs)[0])  # type: ignore[arg-type]
+            setattr(value, attr, items(held, node, where, depth, repairs)[0])  # type: ignore[arg-type]
         return
     if node.strict is not None:  # (known to fail, but the value may be fine after all)
         strictly = _strictly(node, held)
@@ -330,152 +330,3 @@ def _strictly(node: _Struct, held: Any) -> Any:
         return node.strict(held)
     except msgspec.ValidationError:
         return MISS
-
-
-def _items(
-    raws: list[Any],
-    node: _Struct,
-    where: str,
-    depth: int,
-    repairs: list[Repair] | None,
-) -> tuple[list[Any], bool]:
-    """The items of a skip-invalid array read raw, each decoded strictly (an item that
-    misses its own property as a relaxed class, see `_twin_build._relaxed`), and one
-    that fails converted by the walker, which skips it if it must; and whether one
-    failed. Even the item the strict error of the whole message named is decoded
-    again: of two equal keys, that error names the earlier, and the twin holds the
-    later."""
-    decode, relaxed = node.items, node.relaxed
-    assert decode is not None
-    out: list[Any] = []
-    failed = False
-    for i, raw in enumerate(raws):
-        try:
-            item = decode(raw)
-        except msgspec.ValidationError as exc:
-            key: Any = str(exc)
-        else:
-            own = None if relaxed is None else relaxed.get(type(item))
-            if own is None:
-                out.append(item)
-                continue
-            if getattr(item, own[1]) is not ABSENT:
-                item.__class__ = own[0]
-                out.append(item)
-                continue
-            key = node.missing  # (it arrived without the property)
-            failed = True
-            if _skips_absent(node, type(item), raw):
-                if repairs is not None:
-                    value = msgspec.json.decode(raw)
-                    repairs.append(Repair(f"{where}[{i}]", "skipped", value, None))
-                continue
-        failed = True
-        _take(out, raw, i, key, node, where, depth, repairs)
-    return out, failed
-
-
-def _skips_absent(node: _Struct, cls: type[Any], raw: Any) -> bool:
-    """Whether the walker skips an item that decoded as relaxed class `cls` without its
-    property (see `_twin_build._relaxed`). Every such item is an object with the tags
-    of `cls`, which is all `_skips` checks of an item whose fault is at its top, so
-    this is planned once per class."""
-    routes = node.routes
-    assert routes is not None
-    skips = routes.get(cls)
-    if skips is None:
-        skips = _skips(node, node.missing, msgspec.json.decode(raw))
-        if len(routes) < ROUTES_KEPT:
-            routes[cls] = skips
-    return bool(skips)
-
-
-def _take(
-    out: list[Any],
-    raw: Any,
-    i: int,
-    key: Any,
-    node: _Struct,
-    where: str,
-    depth: int,
-    repairs: list[Repair] | None,
-) -> None:
-    """Add item `raw`, at index `i`, which failed strict decoding with error `key`, to
-    `out` as the walker converts it, unless it is skipped (and reported)."""
-    value = msgspec.json.decode(raw)
-    _settle(out, value, f"{where}[{i}]", _skips(node, key, value), node, depth, repairs)
-
-
-def _settle(
-    out: list[Any],
-    value: Any,
-    path: str,
-    skips: bool,
-    node: _Struct,
-    depth: int,
-    repairs: list[Repair] | None,
-) -> None:
-    """Skip item `value` (a JSON value, at `path`) and report it, or add it to `out` as
-    the walker converts it."""
-    if skips:
-        if repairs is not None:
-            repairs.append(Repair(path, "skipped", value, None))
-        return
-    item = WALKER.item_value(value, node.raw, path, depth, repairs)
-    if item is not MISS:
-        out.append(item)
-
-
-#: Route checks kept per skip-invalid array node (an error text may hold the
-#: bad value).
-ROUTES_KEPT = 64
-
-
-def _skips(node: _Struct, key: Any, value: Any) -> bool:
-    """Whether the walker would skip item `value` of `node`'s array without walking it to
-    the failure: the innermost leniency over the item's fault is the array's skipping.
-    `key` is the item's strict error, as text or as (segments below the item, kind,
-    property). Planned as the error-guided shortcut plans its routes, once per key, and
-    checked against each item (its JSON kinds and tags)."""
-    routes = node.routes
-    assert routes is not None and node.wire is not None
-    check = routes.get(key, MISS)
-    if check is MISS:
-        check = None
-        where = _read_error(key) if type(key) is str else (list(key[0]), key[1], key[2])
-        if where is not MISS:
-            segments, kind, prop = where
-            at = ([node.wire, 0, *segments], kind, prop)
-            found = WALKER._route({node.wire: [value]}, node.cls, at, "$", {})
-            if found is not MISS and found.action == "skip" and found.at == 1:
-                check = _check(found, node.wire)
-        if len(routes) < ROUTES_KEPT:
-            routes[key] = check
-    return check is not None and check(value)
-
-
-def _check(route: Any, wire: str) -> Callable[[Any], bool]:
-    """Whether an item takes `route` as the item it was planned on did (the JSON kinds and
-    tags along the path, as `_nodes` checks them), for items under property `wire`."""
-    kinds = route.kinds[2:]
-    tags = tuple((i - 2, field, tag) for i, field, tag in route.tags)
-    if len(kinds) != 1 or any(i for i, _, _ in tags):  # (a fault below the item's top)
-
-        def deep(value: Any) -> bool:
-            return _nodes(route, {wire: [value]}) is not None
-
-        return deep
-    kind = kinds[0]
-
-    def top(value: Any) -> bool:
-        if type(value) is not kind:
-            return False
-        for _, field, tag in tags:
-            if value.get(field, _ABSENT) != tag:
-                return False
-        return True
-
-    return top
-
-
-_ABSENT: Any = object()

@@ -6,9 +6,10 @@ A twin of a root type is the same type except along the path to one spot, where 
 struct is the subclass that declares the undeclared property that arrived there, reads
 an open union by a marker (its unknown member or a known variant, through
 `_twin_hook`), reads the items of a skip-invalid array raw (or, for a leading twin, as
-relaxed classes: `_relaxed`), or reads the innermost property above the spot as raw
-JSON (as a plain value when it is refused for its JSON kind: `_refused_kinds`).
-`_build` makes the twin and the nodes that tell `_twin._finish` how to turn it back.
+relaxed classes), or reads the innermost property above the spot as raw JSON (as a
+plain value when it is refused for its JSON kind); see ``_twin_reads.py`` for those
+two. `_build` makes the twin and the nodes that tell `_twin._finish` how to turn it
+back.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from msgspec import UnsetType
 
 from ._convert import WALKER, dec_hook
 from ._extras import declaring, subclass
+from ._twin_reads import refused_kinds, relax, strict_reader
 from ._unions import ShapeUnion, TaggedUnion, union_spec
 from ._walk_api import _item_type
 
@@ -45,7 +47,7 @@ class _Struct(NamedTuple):
     #: the JSON path of the property read raw, when no array or map is above it
     where: str = ""
     #: a skip-invalid array read as raw items: the strict decoder of one item, and the
-    #: route checks planned for its items' strict errors (see `_twin._skips`)
+    #: route checks planned for its items' strict errors (see `_twin_items.walker_skips`)
     items: Callable[[Any], Any] | None = None
     routes: dict[Any, Any] | None = None
     #: at the spot of an undeclared property: the attribute that declares it in `twin`
@@ -53,10 +55,10 @@ class _Struct(NamedTuple):
     extra: str | None = None
     #: raw items whose fault is a missing required property of the item itself: the
     #: item classes `items` reads in its place, each -> (its own class, the attribute
-    #: that is `ABSENT` when the property was missing), and that fault as `_skips` takes it
+    #: that is `ABSENT` when the property was missing), and that fault as `walker_skips` takes it
     relaxed: dict[type[Any], tuple[type[Any], str]] | None = None
     missing: Any = None
-    #: a property read as a plain JSON value rather than raw (see `_refused_kinds`): the
+    #: a property read as a plain JSON value rather than raw (see `_twin_reads.refused_kinds`): the
     #: types of the plain values its own type never takes
     wrong: frozenset[type[Any]] | None = None
     #: a property read raw or plain that is known to fail: its strict reader (see
@@ -129,9 +131,10 @@ def _build(
     finishing follows one path (see `_one_path`); None when no twin can
     help (the spot is at the top, or not under any struct property).
 
-    With `native`, a skip-invalid array whose items miss a required property is read as
-    relaxed items in the twin's pass (see `_relaxed`) rather than raw: faster, but any
-    other bad item then fails the whole twin, so only a leading twin is built so."""
+    With `native`, a skip-invalid array whose items miss a required property is read
+    as relaxed items in the twin's pass (see `_twin_reads.relax`) rather than raw:
+    faster, but any other bad item then fails the whole twin, so only a leading twin is
+    built so."""
     try:
         found = _rewrite(root, 0, _Route(segments, kind, prop, native))
         if found is None or isinstance(found, _Doomed):
@@ -285,7 +288,7 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doo
                 doomed = True
                 # Read as a plain JSON value, not raw: a value of a kind the property
                 # never takes is then told by its type, with no error raised.
-                wrong = _refused_kinds(info.type)
+                wrong = refused_kinds(info.type)
             raw_field = field
             field_type = msgspec.Raw if wrong is None else Any
         else:
@@ -314,19 +317,6 @@ def _rewrite_struct(cls: Any, i: int, route: _Route) -> tuple[Any, _Node] | _Doo
     return twin, node
 
 
-def strict_reader(tp: Any, plain: bool) -> Callable[[Any], Any]:
-    """What reads a property of type `tp` that a twin holds raw (or as a plain JSON value)
-    as strict decoding of the whole message would; it raises msgspec's
-    `ValidationError` where strict decoding would."""
-    if not plain:
-        return msgspec.json.Decoder(tp, dec_hook=dec_hook).decode
-
-    def converted(held: Any) -> Any:
-        return msgspec.convert(held, tp, strict=True, dec_hook=dec_hook)
-
-    return converted
-
-
 def _raw_items(
     cls: Any, info: Any, field: Any, segments: list[Any], route: _Route
 ) -> tuple[Any, _Node]:
@@ -344,7 +334,7 @@ def _raw_items(
         and route.prop is not None
         and len(route.segments) == len(segments) + 1
     ):
-        found = _relaxed(item, route.prop)
+        found = relax(item, route.prop)
         if found is not None:
             item, relaxed = found
             missing = ((), route.kind, route.prop)
@@ -361,54 +351,6 @@ def _raw_items(
     where = _json_path(segments)
     node = _Struct(twin, cls, info.name, info.encode_name, None, field, False, where, decode, {})
     return twin, node._replace(relaxed=relaxed, missing=missing)
-
-
-class _Absent:
-    """The type of `ABSENT`."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "ABSENT"
-
-
-#: The default a relaxed item class gives the required property it relaxes: an item that
-#: holds it arrived without that property.
-ABSENT: Any = _Absent()
-
-
-def _relaxed(tp: Any, prop: str) -> tuple[Any, dict[type[Any], tuple[type[Any], str]]] | None:
-    """Item type `tp` with each struct that requires property `prop` (a wire name) read
-    as a subclass in which it defaults to `ABSENT`, so an item missing it decodes
-    without an error; and each such subclass -> (its class, the attribute). None when
-    no struct of `tp` requires `prop`, or `tp` is not a struct or a union of structs."""
-    origin = typing.get_origin(tp)
-    if origin is typing.Annotated:
-        base, *metas = typing.get_args(tp)
-        found = _relaxed(base, prop)
-        return None if found is None else (typing.Annotated[(found[0], *metas)], found[1])
-    if origin is typing.Union or isinstance(tp, types.UnionType):
-        members = list(typing.get_args(tp))
-    elif isinstance(tp, type) and issubclass(tp, msgspec.Struct):
-        members = [tp]
-    else:
-        return None
-    table: dict[type[Any], tuple[type[Any], str]] = {}
-    out = []
-    for member in members:
-        info = None
-        if isinstance(member, type) and issubclass(member, msgspec.Struct):
-            fields = msgspec.structs.fields(member)
-            info = next((f for f in fields if f.encode_name == prop and f.required), None)
-        if info is None:
-            out.append(member)
-            continue
-        relaxed = subclass(member, {info.name: info.type}, defaults={info.name: ABSENT})
-        table[relaxed] = (member, info.name)
-        out.append(relaxed)
-    if not table:
-        return None
-    return functools.reduce(operator.or_, out), table
 
 
 def _json_path(segments: list[Any]) -> str:
@@ -465,70 +407,6 @@ def _listing_raw(tp: Any, item: Any = msgspec.Raw) -> Any:
             return None
         return functools.reduce(operator.or_, rewritten)
     return None
-
-
-#: The plain value msgspec reads for each JSON kind, by the name `_kinds` gives it.
-_PLAIN_OF = {
-    "object": dict,
-    "array": list,
-    "string": str,
-    "integer": int,
-    "number": float,
-    "boolean": bool,
-    "null": type(None),
-}
-
-
-def _refused_kinds(tp: Any) -> frozenset[type[Any]] | None:
-    """The types of the plain JSON values (as msgspec reads a value typed ``Any``) whose
-    kind type `tp` never takes: a value of one of them is refused for its kind alone.
-    None when a member of `tp` is one `_kinds` does not know."""
-    kinds = _kinds(msgspec.inspect.type_info(tp))
-    if kinds is None:
-        return None
-    return frozenset(plain for kind, plain in _PLAIN_OF.items() if kind not in kinds)
-
-
-_MI = msgspec.inspect
-#: The JSON kinds of a value of each msgspec type that holds no other type's kinds.
-_SIMPLE_KINDS: dict[type[Any], set[str]] = {
-    _MI.DictType: {"object"},
-    _MI.TypedDictType: {"object"},
-    _MI.DataclassType: {"object"},
-    _MI.ListType: {"array"},
-    _MI.VarTupleType: {"array"},
-    _MI.TupleType: {"array"},
-    _MI.StrType: {"string"},
-    _MI.IntType: {"integer"},
-    _MI.FloatType: {"integer", "number"},
-    _MI.BoolType: {"boolean"},
-    _MI.NoneType: {"null"},
-}
-
-
-def _kinds(info: Any) -> set[str] | None:
-    """The JSON kinds a value of msgspec type `info` can have; None when not known."""
-    mi = _MI
-    if isinstance(info, mi.Metadata):
-        return _kinds(info.type)
-    if isinstance(info, mi.UnionType):
-        out: set[str] = set()
-        for member in info.types:
-            found = _kinds(member)
-            if found is None:
-                return None
-            out |= found
-        return out
-    if isinstance(info, mi.StructType):
-        return {"array" if info.array_like else "object"}
-    if isinstance(info, mi.LiteralType | mi.EnumType):
-        values = info.values if isinstance(info, mi.LiteralType) else [m.value for m in info.cls]
-        literal = {str: "string", int: "integer", type(None): "null"}
-        if any(type(v) not in literal for v in values):
-            return None
-        return {literal[type(v)] for v in values}
-    simple = _SIMPLE_KINDS.get(type(info))
-    return None if simple is None else set(simple)
 
 
 def _walker_field(cls: Any, wire: str) -> Any:

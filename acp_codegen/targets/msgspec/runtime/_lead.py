@@ -31,17 +31,10 @@ from msgspec import UNSET
 from ._base import DecodeError, UnknownVariant
 from ._convert import WALKER, enc_hook
 from ._extras import encode_value, subclass
-from ._twin import (
-    ROUTES_KEPT,
-    _items,
-    _leave_out,
-    _leaves_out,
-    _read_raw,
-    _settle,
-    _skips,
-    _strictly,
-)
-from ._twin_build import ABSENT, _build, _Members, _Struct, _twin_hook, strict_reader
+from ._twin import _leave_out, _leaves_out, _read_raw, _strictly
+from ._twin_build import _build, _Members, _Struct, _twin_hook
+from ._twin_items import absent_skips, items, settle
+from ._twin_reads import ABSENT, strict_reader
 from ._walk import MISS, Repair
 
 __all__ = ["LED", "Lead"]
@@ -279,8 +272,8 @@ def _raw(node: _Struct, depth: int) -> _Step:
 
 
 def _each_item(node: _Struct, depth: int) -> _Step:
-    """The step for a skip-invalid array the twin reads as raw items (see `_twin._items`)
-    or as relaxed items (see `_twin_build._relaxed`), which are turned into their own
+    """The step for a skip-invalid array the twin reads as raw items (see `_twin_items.items`)
+    or as relaxed items (see `_twin_reads.relax`), which are turned into their own
     class, one that arrived without its property skipped (or converted by the walker,
     where it would not skip it): the fault is there when an item failed strict
     decoding, or lacked its property."""
@@ -297,7 +290,7 @@ def _each_item(node: _Struct, depth: int) -> _Step:
         if type(held) is not list:
             return _CLEAN
         if raw:
-            out, failed = _items(held, node, where, depth, found)
+            out, failed = items(held, node, where, depth, found)
             setattr(value, attr, out)
             return _HIT if failed else _CLEAN
         assert relaxed is not None
@@ -330,17 +323,9 @@ def _absent(
     found: list[Repair] | None,
 ) -> None:
     """Add `item`, a relaxed item that arrived without the property held in attribute
-    `missing`, to `out` as the walker converts it, unless it is skipped (and reported).
-    Whether it is skipped is planned once per class: every such item is an object with
-    that class's tags, which is all the plan checks of a fault at the item's top."""
-    routes = node.routes
-    assert routes is not None
-    skips = routes.get(type(item))
+    `missing`, to `out` as the walker converts it, unless it is skipped (and reported)."""
     setattr(item, missing, UNSET)
     # (the item as it arrived: written and read back, with UNSET left out)
     value = msgspec.json.decode(msgspec.json.encode(encode_value(item), enc_hook=enc_hook))
-    if skips is None:
-        skips = _skips(node, node.missing, value)
-        if len(routes) < ROUTES_KEPT:
-            routes[type(item)] = skips
-    _settle(out, value, f"{where}[{i}]", skips, node, depth, found)
+    skips = absent_skips(node, type(item), lambda: value)
+    settle(out, value, f"{where}[{i}]", skips, node, depth, found)
