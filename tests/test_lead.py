@@ -313,3 +313,21 @@ def test_two_equal_keys_read_as_the_walk_reads_them(make_package: GenerateFn,
     expected, expected_repairs = _walked(pkg, data)
     for _ in range(6):  # (the general path, then the twin, then the lead)
         _check(pkg, data, expected, expected_repairs)
+
+
+def test_leads_cost_bounded_memory(make_package: GenerateFn) -> None:
+    """A stream that brings ever new recurring faults makes a lead of each twin it can,
+    and no more: what leads are built from is kept per twin, and twins are bounded."""
+    pkg = _package(make_package, "lead_v1_bounded")
+    twin = import_module(f"{pkg.__name__}._twin")
+    lead = pkg.codec._ENVELOPE_LEAD
+    promoted = 0
+    for n in range(twin.KEPT + 20):
+        data = _message({"sessionUpdate": "agent_message_chunk", f"x-{n}": n,
+                         "content": {"type": "text", "text": "t"}})
+        for _ in range(8):  # (enough to pay for its lead, so the next waits no longer)
+            decoded = pkg.decode_notification(data)
+            assert pkg.extra_fields(decoded.update) == {f"x-{n}": n}
+        promoted += _leading(pkg)
+    assert promoted == twin.KEPT  # (past the twins' bound, no twin, so no lead)
+    assert len(lead._made) == twin.KEPT and len(lead._finishing) == twin.KEPT
