@@ -96,8 +96,8 @@ def _stream(limit: int) -> list[bytes]:
 def test_a_lead_reads_every_message_as_without_it(make_package: GenerateFn,
                                                   update: dict[str, Any]) -> None:
     """With a lead for one fault, the strict stream's messages (every update kind), with
-    that fault between every third of them, each decode exactly as strict decoding or
-    the walk gives them, and the lead reads them all."""
+    that fault twice after each (so that even the dearest lead stays), each decode
+    exactly as strict decoding or the walk gives them, and the lead reads them all."""
     pkg = _package(make_package, "lead_v1_every")
     pkg.codec._ENVELOPE_LEAD.step_down()
     faulty = _message(update)
@@ -116,12 +116,12 @@ def test_a_lead_reads_every_message_as_without_it(make_package: GenerateFn,
         lines = _stream(300)
         for n, line in enumerate(lines):
             _check(pkg, line, pkg.codec._ENVELOPE_STRICT(line).params, [])
-            if n % 3 == 2:
+            for _ in range(2):
                 _check(pkg, faulty, expected, expected_repairs)
             assert _leading(pkg), n
     finally:
         del lead.finish
-    assert len(finished) == len(lines) + len(lines) // 3
+    assert len(finished) == 3 * len(lines)
 
 
 @pytest.mark.parametrize("update", LEAD_FAULTS)
@@ -331,3 +331,27 @@ def test_leads_cost_bounded_memory(make_package: GenerateFn) -> None:
         promoted += _leading(pkg)
     assert promoted == twin.KEPT  # (past the twins' bound, no twin, so no lead)
     assert len(lead._made) == twin.KEPT and len(lead._finishing) == twin.KEPT
+
+
+def test_a_lead_stays_only_where_it_pays(make_package: GenerateFn) -> None:
+    """With its fault in every other message, a lead whose clean messages cost little
+    (a `_meta` read raw) stays; one that reads the union by its marker (an unknown
+    kind), where a clean message costs more than a fault saves, steps down and backs
+    off."""
+    pkg = _package(make_package, "lead_v1_pays")
+    lead_module = import_module(f"{pkg.__name__}._lead")
+    clean = _stream(0)
+    for update, stays in ((BENCH_FAULTS[2], True), (BENCH_FAULTS[0], False)):
+        pkg.codec._ENVELOPE_LEAD.step_down()
+        pkg.codec._ENVELOPE_LEAD._need = lead_module.NEED_LEAST
+        faulty = _message(update)
+        _promote(pkg, faulty)
+        led = []
+        for n in range(300):
+            pkg.decode_notification(clean[n % len(clean)])
+            pkg.decode_notification(faulty)
+            led.append(_leading(pkg))
+        if stays:
+            assert all(led)
+        else:  # (each try waits for twice the run of the one before, up to NEED_MOST)
+            assert sum(led[150:]) < 0.2 * 150 and sum(led[150:]) < sum(led[:150]), led

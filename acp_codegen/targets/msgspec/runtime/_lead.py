@@ -12,9 +12,11 @@ the fault comes out exactly as strict decoding gives it), and notes whether the 
 was there.
 
 The lead steps down at the first message it cannot read, which strict decoding then
-reads or refuses as usual, and after `CLEAN_MOST` messages in a row without its fault.
-A lead that read fewer faulty messages than the run of refused ones it waited for
-doubles the run the next one needs, up to `NEED_MOST` (one that read as many brings it
+reads or refuses as usual; after `CLEAN_MOST` messages in a row without its fault; and
+when the messages without it, weighed by what one costs this lead against what a fault
+saves (`MARKED`), outweigh the faults by more than `SLACK`. A lead that read fewer
+faults than the run of refused messages it waited for, or whose faults did not outweigh
+the rest, doubles the run the next one needs, up to `NEED_MOST` (one that paid brings it
 back to `NEED_LEAST`), so a stream with faults scattered among other messages, or one
 that makes leads step down on purpose, pays for a few messages per lead tried, and
 never for more than that.
@@ -44,6 +46,15 @@ NEED_LEAST = 2
 NEED_MOST = 64
 #: Messages in a row without the fault after which a lead steps down.
 CLEAN_MOST = 4
+#: What a message without the fault costs a lead, as a share of what one with it saves
+#: (measured on the bench's messages): a twin that reads a union by its marker converts
+#: every known member from plain values (more than a fault saves); one that reads the
+#: union through classes declaring an undeclared property rebuilds every member that
+#: arrived without it; one that reads a property raw only turns the path's structs back.
+MARKED, DECLARED, RAW = 1.5, 0.75, 0.25
+#: How far messages without the fault may outweigh those with it before a lead steps
+#: down; a lead that met more weight of them than faults did not pay.
+SLACK = 4
 
 #: What a step of `finish` found: nothing of the fault, the fault, or a struct declaring an
 #: undeclared property it did not get (which its holder rebuilds as its own class).
@@ -84,11 +95,14 @@ class Lead:
         self._need = NEED_LEAST
         #: the leading twin's finishing, by the root class it decodes to
         self._finishing: dict[type[Any], tuple[str, _Step]] = {}
-        #: id of a twin -> (it, what it leads with, or None when it cannot lead)
-        self._made: dict[int, tuple[Any, Any]] = {}
+        #: id of a twin -> (it, what it leads with or None when it cannot lead, the cost of
+        #: a message without its fault)
+        self._made: dict[int, tuple[Any, Any, float]] = {}
         self._leading: Any = None
         self._hits = 0
         self._clean = 0
+        self._cleans = 0
+        self._weight = RAW
 
     def seen(self, twin: Any, root: Any, where: Any) -> None:
         """Note that `twin` (a `Twins` entry of root type `root`) read a refused message,
@@ -100,35 +114,37 @@ class Lead:
         if self._streak >= self._need and self._leading is None:
             made = self._made.get(id(twin))
             if made is None or made[0] is not twin:
-                made = self._made[id(twin)] = (twin, self._make(twin, root, where))
+                made = self._made[id(twin)] = (twin, *self._make(twin, root, where))
             if made[1] is not None:
                 self._leading = twin
-                self._hits = self._clean = 0
+                self._hits = self._clean = self._cleans = 0
+                self._weight = made[2]
                 self._install(made[1])
 
-    def _make(self, twin: Any, root: Any, where: Any) -> Callable[[Any], Any] | None:
+    def _make(self, twin: Any, root: Any, where: Any) -> tuple[Callable[[Any], Any] | None, float]:
         """The decoder `twin` leads with, or None when it cannot lead: the same twin, but
-        reading items that miss a property in its one pass (see `_twin_build._build`)."""
+        reading items that miss a property in its one pass (see `_twin_build._build`);
+        and what a message without the fault costs it (see `MARKED`)."""
         if not twin[2]:
-            return None  # (finishing follows more than one path)
+            return None, RAW  # (finishing follows more than one path)
         segments, kind, prop = where
         twin = _build(root, segments, kind, prop, native=True)
         if twin is None or not twin[2]:
-            return None
+            return None, RAW
         _, node, _ = twin
         if type(node) is not _Struct or node.attr is None:
-            return None  # (the spot is the top)
+            return None, RAW  # (the spot is the top)
         fields = {f.name: f for f in msgspec.structs.fields(node.twin)}
         info = fields.get(self._mark)
         if info is None or info.default is not UNSET or node.attr == self._mark:
-            return None
+            return None, RAW
         root = subclass(node.twin, {self._mark: info.type}, defaults={self._mark: LED})
         decode = msgspec.json.Decoder(root, dec_hook=_twin_hook).decode
         step = _step(node.child, 1)
         if step is None:
-            return None
+            return None, RAW
         self._finishing[root] = (node.attr, step)
-        return decode
+        return decode, _weight(node.child)
 
     def step_down(self) -> None:
         """Try the strict decoder first again."""
@@ -136,7 +152,9 @@ class Lead:
             self._install(None)
             self._leading = None
             self._streak = 0
-            paid = self._hits >= self._need  # (it read as many faults as it waited for)
+            # (it read as many faults as it waited for, and they outweighed the rest)
+            hits = self._hits
+            paid = hits >= self._need and hits >= self._cleans * self._weight
             self._need = NEED_LEAST if paid else min(self._need * 2, NEED_MOST)
 
     def finish(self, root: Any, repairs: list[Repair] | None) -> Any:
@@ -159,12 +177,27 @@ class Lead:
             self._clean = 0
         else:
             self._clean += 1
-            if self._clean >= CLEAN_MOST:
+            self._cleans += 1
+            if self._clean >= CLEAN_MOST or self._cleans * self._weight > self._hits + SLACK:
                 self.step_down()
         if found:
             assert repairs is not None
             repairs.extend(found)
         return root
+
+
+def _weight(node: Any) -> float:
+    """What a message without the fault costs a lead whose path is `node` (see
+    `MARKED`)."""
+    if type(node) is _Members:
+        return max((_weight(member) for member in node.structs.values()), default=RAW)
+    if type(node) is not _Struct:
+        return RAW
+    if node.extra is not None:
+        return DECLARED
+    if node.child is None and node.raw is None:
+        return MARKED
+    return _weight(node.child)
 
 
 def _rebuilt(value: Any) -> Any:
