@@ -35,9 +35,9 @@ from msgspec import UNSET
 from ._base import DecodeError, UnknownVariant
 from ._convert import WALKER, enc_hook
 from ._extras import encode_value, subclass
-from ._twin import _leave_out, _leaves_out, _read_raw, _strictly
+from ._twin import raw_step
 from ._twin_build import _build, _Members, _Struct, _twin_hook
-from ._twin_items import absent_skips, items, settle
+from ._twin_items import absent_skips, settle
 from ._twin_reads import ABSENT, strict_reader
 from ._walk import MISS, Repair
 
@@ -59,7 +59,8 @@ MARKED, DECLARED, RAW = 1.5, 0.75, 0.25
 SLACK = 4
 
 #: What a step of `finish` found: nothing of the fault, the fault, or a struct declaring an
-#: undeclared property it did not get (which its holder rebuilds as its own class).
+#: undeclared property it did not get (which its holder rebuilds as its own class). (A
+#: raw read, `_twin.raw_step`, says False or True: equal to the first two.)
 _CLEAN, _HIT, _REBUILD = 0, 1, 2
 
 _Step = Callable[[Any, list[Repair] | None], int]
@@ -124,15 +125,17 @@ class Lead:
                 self._install(made[1])
 
     def _make(self, twin: Any, root: Any, where: Any) -> tuple[Callable[[Any], Any] | None, float]:
-        """The decoder `twin` leads with, or None when it cannot lead: the same twin, but
-        reading items that miss a property in its one pass (see `_twin_build._build`);
+        """The decoder `twin` leads with, or None when it cannot lead: the same twin (built
+        again to read items that miss a property in its one pass, see
+        `_twin_build._build`), whose root marks what it reads (`LED`);
         and what a message without the fault costs it (see `MARKED`)."""
         if not twin[2]:
             return None, RAW  # (finishing follows more than one path)
         segments, kind, prop = where
-        twin = _build(root, segments, kind, prop, native=True)
-        if twin is None or not twin[2]:
-            return None, RAW
+        if kind == "missing_field":  # (only then can items be relaxed: built again so)
+            twin = _build(root, segments, kind, prop, native=True)
+            if twin is None or not twin[2]:
+                return None, RAW
         _, node, _ = twin
         if type(node) is not _Struct or node.attr is None:
             return None, RAW  # (the spot is the top)
@@ -240,7 +243,7 @@ def _step(node: Any, depth: int) -> _Step | None:
     if attr is None:
         return None
     if node.raw is not None:
-        return _raw(node._replace(doomed=False), depth)
+        return _raw(node, depth)
     if node.child is None:  # an open union read through its marker
 
         def marked(value: Any, found: list[Repair] | None) -> int:
@@ -269,53 +272,30 @@ def _step(node: Any, depth: int) -> _Step | None:
 
 
 def _raw(node: _Struct, depth: int) -> _Step:
-    """The step for a property the twin reads raw or as a plain value: read strictly, as
-    strict decoding of the whole message would; only when that fails (the fault is
-    there) converted as the walker would."""
-    if node.items is not None or node.relaxed is not None:
-        return _each_item(node, depth)
-    twin, cls, attr, where = node.twin, node.cls, node.attr, node.where
-    assert attr is not None
-    tp = next(f.type for f in msgspec.structs.fields(cls) if f.name == attr)
-    # (whatever the twin was built for, a value of a kind the property never takes is
-    # refused wherever the walker reads it as msgspec does)
-    node = node._replace(
-        doomed=WALKER.leaves.strict_safe(tp),
-        strict=node.strict or strict_reader(tp, node.wrong is not None),
-    )
-    slow = node._replace(strict=None)
-    wrong = node.wrong if _leaves_out(node) else None
-
-    def read(value: Any, found: list[Repair] | None) -> int:
-        if type(value) is not twin:
-            return _CLEAN
-        value.__class__ = cls
-        held = getattr(value, attr)
-        if held is UNSET:
-            return _CLEAN
-        if wrong is not None and type(held) in wrong:
-            _leave_out(value, attr, held, where, found)
-            return _HIT
-        strictly = _strictly(node, held)
-        if strictly is not MISS:
-            setattr(value, attr, strictly)
-            return _CLEAN
-        _read_raw(value, slow, where, depth, found)
-        return _HIT
-
-    return read
+    """The step for a property the twin reads raw or as a plain value, or for an array
+    it reads as relaxed items (`_relaxed_items`). A property is read as `_twin.raw_step`
+    reads it, strictly first as strict decoding of the whole message would (the fault is
+    there when that fails), whatever spot the twin was built for: a value of a kind the
+    property never takes is refused wherever the walker reads it as msgspec does."""
+    if node.items is None and node.relaxed is not None:
+        return _relaxed_items(node, depth)
+    if node.items is None:
+        tp = next(f.type for f in msgspec.structs.fields(node.cls) if f.name == node.attr)
+        node = node._replace(
+            doomed=WALKER.leaves.strict_safe(tp),
+            strict=node.strict or strict_reader(tp, node.wrong is not None),
+        )
+    return raw_step(node, depth)  # (whether the fault was there: `_HIT` or `_CLEAN`)
 
 
-def _each_item(node: _Struct, depth: int) -> _Step:
-    """The step for a skip-invalid array the twin reads as raw items (see `_twin_items.items`)
-    or as relaxed items (see `_twin_reads.relax`), which are turned into their own
-    class, one that arrived without its property skipped (or converted by the walker,
-    where it would not skip it): the fault is there when an item failed strict
-    decoding, or lacked its property."""
+def _relaxed_items(node: _Struct, depth: int) -> _Step:
+    """The step for a skip-invalid array the twin read as relaxed items (see
+    `_twin_reads.relax`): each is turned into its own class, and one that arrived
+    without its property is skipped (or converted by the walker, where it would not
+    skip it); the fault is there when an item lacked it."""
     twin, cls, attr, where, relaxed = node.twin, node.cls, node.attr, node.where, node.relaxed
     routes = node.routes
-    assert attr is not None and routes is not None
-    raw = node.items is not None
+    assert attr is not None and routes is not None and relaxed is not None
 
     def each(value: Any, found: list[Repair] | None) -> int:
         if type(value) is not twin:
@@ -324,11 +304,6 @@ def _each_item(node: _Struct, depth: int) -> _Step:
         held = getattr(value, attr)
         if type(held) is not list:
             return _CLEAN
-        if raw:
-            out, failed = items(held, node, where, depth, found)
-            setattr(value, attr, out)
-            return _HIT if failed else _CLEAN
-        assert relaxed is not None
         got = _CLEAN
         kept: list[Any] = []
         for i, item in enumerate(held):

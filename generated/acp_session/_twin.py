@@ -169,7 +169,7 @@ def _finish(value: Any, node: _Node, path: str, depth: int, repairs: list[Repair
     return value
 
 
-def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None], None] | None:
+def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None], object] | None:
     """`_finish` for a twin whose path meets no array or map (`_one_path`), as closures
     made once per twin, one per struct on the path that needs work, each finishing its
     struct in place (its raw read knows its JSON path already); None for a node that
@@ -189,41 +189,14 @@ def _compile(node: Any, depth: int) -> Callable[[Any, list[Repair] | None], None
                 step(value, repairs)
 
         return member
-    twin, cls, attr, child, raw, where = (
-        node.twin,
-        node.cls,
-        node.attr,
-        node.child,
-        node.raw,
-        node.where,
-    )
+    twin, cls, attr, child, raw = node.twin, node.cls, node.attr, node.child, node.raw
     extra = node.extra
     if extra is not None:
         # On one path, the struct at the spot is the one strict decoding refused for
         # holding the property, so the class declaring it is already its own.
         return None
-    if attr is not None and raw is not None and _leaves_out(node):
-        wrong = node.wrong
-        assert wrong is not None
-
-        def drop(value: Any, repairs: list[Repair] | None) -> None:
-            if type(value) is twin:
-                value.__class__ = cls
-                held = getattr(value, attr)
-                if type(held) in wrong:
-                    _leave_out(value, attr, held, where, repairs)
-                elif held is not UNSET:  # (the later of two equal keys: read it)
-                    _read_raw(value, node, where, depth, repairs)
-
-        return drop
     if attr is not None and raw is not None:
-
-        def read(value: Any, repairs: list[Repair] | None) -> None:
-            if type(value) is twin:
-                value.__class__ = cls
-                _read_raw(value, node, where, depth, repairs)
-
-        return read
+        return raw_step(node, depth)
     inner = None if attr is None or child is None else _compile(child, depth + 1)
     if inner is not None:
 
@@ -264,24 +237,49 @@ def _struct(value: Any, node: _Struct, path: str, depth: int, repairs: list[Repa
     return value
 
 
+def raw_step(node: _Struct, depth: int) -> Callable[[Any, list[Repair] | None], bool]:
+    """The finishing of a twin struct whose property `node` reads raw (or as a plain
+    value): the struct becomes its own class and the property is converted as the walker
+    would have (`_read_raw`). It returns whether the property held a fault (what a
+    leading twin counts, see `_lead`)."""
+    twin, cls, attr, where = node.twin, node.cls, node.attr, node.where
+    assert attr is not None
+    wrong = node.wrong if _leaves_out(node) else None
+
+    def read(value: Any, repairs: list[Repair] | None) -> bool:
+        if type(value) is not twin:
+            return False
+        value.__class__ = cls
+        held = getattr(value, attr)
+        if wrong is not None and type(held) in wrong:
+            _leave_out(value, attr, held, where, repairs)
+            return True
+        return _read_raw(value, node, where, depth, repairs)
+
+    return read
+
+
 def _read_raw(
     value: Any, node: _Struct, where: str, depth: int, repairs: list[Repair] | None
-) -> None:
+) -> bool:
     """Convert the property of twin struct `value` that `node` reads raw, at JSON path
-    `where`, as the walker would have."""
+    `where`, as the walker would have; whether it held a fault (an item that failed, or
+    a value strict decoding refuses)."""
     attr = node.attr
     held = getattr(value, attr)  # type: ignore[arg-type]
     if held is UNSET:
-        return
+        return False
     if node.items is not None:  # a skip-invalid array, item by item
-        if type(held) is list:
-            setattr(value, attr, items(held, node, where, depth, repairs)[0])  # type: ignore[arg-type]
-        return
+        if type(held) is not list:
+            return False
+        out, failed = items(held, node, where, depth, repairs)
+        setattr(value, attr, out)  # type: ignore[arg-type]
+        return failed
     if node.strict is not None:  # (known to fail, but the value may be fine after all)
         strictly = _strictly(node, held)
         if strictly is not MISS:
             setattr(value, attr, strictly)  # type: ignore[arg-type]
-            return
+            return False
     # A plain value of a kind the property never takes fails however the walker reads
     # it, so its fallback applies at once. Any other value is walked: one of the right
     # kind may fail below a leniency of its own (a bad item of a skip-invalid array).
@@ -292,6 +290,7 @@ def _read_raw(
         held if wrong is not None else msgspec.json.decode(held), node.raw, where, depth, repairs
     )
     setattr(value, attr, UNSET if converted is MISS else converted)  # type: ignore[arg-type]
+    return True
 
 
 def _leaves_out(node: _Struct) -> bool:

@@ -336,16 +336,12 @@ def _raw_items(
         if found is not None:
             item, relaxed = found
             missing = ((), route.kind, route.prop)
-    if relaxed is not None and route.native:
+    native = relaxed is not None and route.native
+    if native:  # (the items are read in the twin's own pass, as relaxed classes)
         listed = _listing_raw(info.type, item)
-        if listed is None:
-            raise _NoTwin
-        twin = subclass(cls, {info.name: listed})
-        where = _json_path(segments)
-        node = _Struct(twin, cls, info.name, info.encode_name, None, field, False, where)
-        return twin, node._replace(routes={}, relaxed=relaxed, missing=missing)
-    decode = msgspec.json.Decoder(item, dec_hook=dec_hook).decode
+        assert listed is not None  # (the same shape `_listing_raw` took above)
     twin = subclass(cls, {info.name: listed})
+    decode = None if native else msgspec.json.Decoder(item, dec_hook=dec_hook).decode
     where = _json_path(segments)
     node = _Struct(twin, cls, info.name, info.encode_name, None, field, False, where, decode, {})
     return twin, node._replace(relaxed=relaxed, missing=missing)

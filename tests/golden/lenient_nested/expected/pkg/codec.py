@@ -121,7 +121,7 @@ def decode_notification(data: bytes | str, repairs: list[Repair] | None = None) 
         if led is not _MISS:
             params = led.params
             return params
-        hint = _rt.MISS  # (converting what the leading twin read failed: the general path reads it)
+        hint = _MISS  # (converting what the leading twin read failed: the general path reads it)
     if _ENVELOPE_FAST is not _ENVELOPE_STRICT:
         # A leading twin refused it: it steps down, and strict decoding reads the message,
         # or refuses it, as usual.
