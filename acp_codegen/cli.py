@@ -19,13 +19,14 @@ from typing import Any
 
 import click
 
-from . import __version__, config, emit
+from . import __version__, config, emit, ondisk
 from .config import NamedJob, Overrides
 from .console import EXIT_STALE, Console, handles_bad_input, output_options
 from .diff.cli import diff_command
 from .errors import UsageError
 from .format import LINE_LENGTH, LINE_LENGTHS
 from .inspect import inspect_command
+from .keywords import ALLOWABLE
 from .pipeline import FORMATTERS, TARGETS, generate
 
 __all__ = ["job_options", "main"]
@@ -113,6 +114,16 @@ def _options(verb: str) -> list[Callable[[Callable[..., Any]], Callable[..., Any
             help="Drop undeclared object properties on decode instead of keeping them.",
         ),
         click.option(
+            "--allow-unenforced",
+            "allow_unenforced",
+            multiple=True,
+            type=click.Choice(ALLOWABLE),
+            metavar="KEYWORD",
+            help="Generate although the schema uses this validation keyword, which no target "
+            "enforces (repeatable; each use is warned about and recorded in _provenance.py). "
+            f"One of: {', '.join(ALLOWABLE)}.",
+        ),
+        click.option(
             "--formatter",
             type=click.Choice(FORMATTERS),
             help="Format with the pinned ruff, with black (pip install 'acp-codegen[black]'), "
@@ -151,6 +162,7 @@ def _jobs(kwargs: dict[str, Any]) -> list[NamedJob]:
         closed_all=kwargs["closed_all"],
         closed=kwargs["closed"],
         drop_unknown_fields=kwargs["drop_unknown_fields"],
+        allow_unenforced=kwargs["allow_unenforced"],
     )
     loaded = config.load(kwargs["config_path"])
     return config.select(loaded, kwargs["job_names"], flags)
@@ -277,17 +289,17 @@ def _check(results: list[Result], console: Console) -> None:
     stale = 0
     for named, files, _notes in results:
         job = named.job
-        state = emit.tree_state(job.out)
+        state = ondisk.tree_state(job.out)
         if state == "foreign":
             raise UsageError(
-                f"{job.out} was not made by acp-codegen (it has files but no {emit.MARKER}); "
+                f"{job.out} was not made by acp-codegen (it has files but no {ondisk.MARKER}); "
                 "check compares only generated packages: point --out at one"
             )
         if state == "missing":
             stale += 1
             console.notice(f"{job.out} does not exist yet. Run: {job.regenerate_command()}")
             continue
-        diff = emit.diff_tree(job.out, files)
+        diff = ondisk.diff_tree(job.out, files)
         if not diff:
             console.info(f"{job.out} is up to date", fg="green")
             continue

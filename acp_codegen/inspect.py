@@ -66,13 +66,15 @@ def _update_tags(module: ir.Module, union_name: str) -> dict[str, str]:
     assert isinstance(union, ir.TaggedUnion)
     tags: dict[str, str] = {}
     for variant in union.variants:
-        tags.setdefault(variant.target, variant.tag)
-        inner = module.find(variant.target) if variant.nested else None
-        if isinstance(inner, ir.TaggedUnion):
-            for member in inner.variants:
-                tags.setdefault(member.target, variant.tag)
-            if inner.open:
-                tags.setdefault(inner.unknown_name, variant.tag)
+        pending = [variant.target]
+        while pending:  # (a nested union's members, at any depth, carry the outer tag)
+            name = pending.pop()
+            tags.setdefault(name, variant.tag)
+            inner = module.find(name)
+            if isinstance(inner, ir.TaggedUnion):
+                pending += [m.target for m in inner.variants]
+                pending += [n for n in (inner.default_variant,) if n]
+                pending += [inner.unknown_name] if inner.open else []
     return tags
 
 

@@ -182,13 +182,13 @@ def class_name(def_name: str) -> str:
     return name
 
 
-def variant_class_name(tag: str, union: str, body: str | None, body_shared: bool) -> str:
-    """Name the class of a tagged-union variant from its tag and its body.
+def variant_class_name(tag: str, union: str, body: str | None) -> str:
+    """Name the class of a tagged-union variant from its tag and its body's class name.
 
-    - A body def whose name already contains the tag's words names the variant
-      (``text`` + ``TextContent`` -> ``TextContent``), unless the body is used
-      elsewhere too, in which case the tag and union are combined
-      (``tool_call_update`` in ``SessionUpdate`` -> ``ToolCallUpdateSessionUpdate``).
+    - A body whose name already contains the tag's words names the variant
+      (``text`` + ``TextContent`` -> ``TextContent``, ``tool_call_update`` +
+      ``ToolCallUpdate`` -> ``ToolCallUpdate``); a body other definitions use too then
+      keeps its fields under `fields_class_name`.
     - Otherwise the tag names it when its last word matches the union's or the
       body's last word (``agent_message_chunk`` + ``ContentChunk`` ->
       ``AgentMessageChunk``), and the tag plus the union name otherwise
@@ -196,12 +196,19 @@ def variant_class_name(tag: str, union: str, body: str | None, body_shared: bool
     """
     tag_name = pascal(tag) or "Empty"
     if body is not None and tag_name in body:
-        return class_name(tag_name + union if body_shared else body)
+        return class_name(body)
     tag_last = words(tag_name)[-1:]
     related = words(union)[-1:] + (words(body)[-1:] if body else [])
     if tag_last and tag_last[0] in related:
         return class_name(tag_name)
     return class_name(tag_name + union)
+
+
+def fields_class_name(body: str) -> str:
+    """The class of a variant's body that other definitions use too, whose own name the
+    variant takes: ``ToolCallUpdate`` -> ``ToolCallUpdateFields`` (its fields alone, with
+    no tag: what a permission request's ``toolCall`` holds)."""
+    return class_name(body + "Fields")
 
 
 def unknown_class_name(union: str) -> str:

@@ -25,7 +25,8 @@ from typing import Any
 import jinja2
 
 from . import __version__
-from .errors import UsageError
+from .errors import SchemaError, UsageError
+from .load import read_capped
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class Provenance:
     input_sha256: str = ""
     #: The job options that shape the output, as plain data.
     options: tuple[tuple[str, Any], ...] = ()
+    #: ``(keyword, pointer)`` of validation let through unenforced (``--allow-unenforced``).
+    unenforced: tuple[tuple[str, str], ...] = ()
     version: str = __version__
 
 
@@ -118,9 +121,19 @@ class TemplateLoader(jinja2.BaseLoader):
         for path in candidates:
             if path.is_file():
                 mtime = path.stat().st_mtime
-                text = path.read_text(encoding="utf-8")
+                text = read_template(path)
                 return text, str(path), lambda p=path, m=mtime: p.stat().st_mtime == m
         raise jinja2.TemplateNotFound(template)
+
+
+def read_template(path: Path) -> str:
+    """A template's text, read through the capped reader; a fault is a one-line error."""
+    try:
+        return read_capped(path, "template").decode("utf-8")
+    except SchemaError as exc:
+        raise UsageError(f"template {path}: {exc.message}") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"template {path}: not UTF-8 text (byte {exc.start})") from None
 
 
 def template_names(target: str) -> list[str]:
@@ -141,13 +154,15 @@ def check_override(target: str, folder: Path) -> None:
                 f"--templates {folder}: {path.name!r} replaces no {target} template "
                 f"(known: {', '.join(known)})"
             )
+        if not path.is_file():
+            raise UsageError(f"--templates {folder}: {path.name!r} is not a regular file")
 
 
 def override_digests(target: str, folder: Path) -> dict[str, str]:
     """``file name -> sha256`` of each template an override folder replaces."""
     check_override(target, folder)
     return {
-        path.name: hashlib.sha256(path.read_bytes()).hexdigest()
+        path.name: hashlib.sha256(read_template(path).encode("utf-8")).hexdigest()
         for path in sorted(folder.iterdir())
     }
 

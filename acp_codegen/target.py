@@ -40,6 +40,8 @@ RUNTIME_CONTRACT = {
     "tagged_union": "the runtime type of a tagged union, from its tag table",
     "lenient": "field marker: a bad value becomes the default (x-deserialize-default-on-error)",
     "skip_invalid": "list marker: bad items are dropped (x-deserialize-skip-invalid-items)",
+    "null_empty": "field marker: null reads as an empty array or map "
+    "(x-deserialize-default-on-null)",
     "decode": "the slow path: decode with leniency and unknown members kept",
     "convert": "the slow path for an already parsed JSON value",
     "Number": "a JSON number: an int or a float, so integers re-encode as integers",
@@ -81,7 +83,7 @@ class Target:
     #: IR module, keep-unknown-fields flag -> the template view.
     lower: Callable[[ir.Module, bool], View]
     #: Shared runtime files this target's package carries besides `STATE_RUNTIME`.
-    shared: tuple[str, ...] = ("_base.py", "_walk_api.py", "_walk.py")
+    shared: tuple[str, ...] = ("_base.py", "_read.py")
     #: A library the generator itself imports for this target, and the extra that installs it.
     requires: tuple[str, str] | None = None
     #: How many levels deep definitions may name one another: the library builds a model

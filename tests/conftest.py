@@ -35,10 +35,11 @@ def strict_decoder(pkg: ModuleType, tp: Any) -> Callable[[bytes], Any]:
     runtime = pkg._runtime
     if hasattr(runtime, "wire_validator"):  # pydantic target
         return runtime.wire_validator(tp)  # type: ignore[no-any-return]
-    if hasattr(runtime, "notification_params"):  # dataclasses target: the walker is the
-        # decoder; in strict mode a repair is an error (a `DecodeError`, a ValueError)
-        return lambda data: runtime.convert(runtime.load_json(data), tp, strict=True)
-    return msgspec.json.Decoder(tp, dec_hook=runtime.dec_hook).decode
+    if hasattr(runtime, "dec_hook"):  # msgspec target
+        return msgspec.json.Decoder(tp, dec_hook=runtime.dec_hook).decode
+    # dataclasses target: the lenient pass is the decoder; in strict mode a repair is an
+    # error (a `DecodeError`, a ValueError)
+    return lambda data: runtime.convert(runtime.load_json(data), tp, strict=True)
 
 
 @pytest.fixture(scope="session")

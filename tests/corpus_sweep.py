@@ -76,14 +76,14 @@ def _alarm(signum: int, frame: Any) -> None:
     raise _Timeout
 
 
-def sweep_one(file: str, scratch: str) -> Outcome:
+def sweep_one(file: str, scratch: str, target: str = "msgspec") -> Outcome:
     """Generate, import and exercise one revision (runs in a worker process)."""
     started = time.perf_counter()
     folder = file.split("/", 1)[0]
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(SCHEMA_BUDGET_S)
     try:
-        outcome = _sweep(file, folder, Path(scratch))
+        outcome = _sweep(file, folder, Path(scratch), target)
     except _Timeout:
         outcome = Outcome(file, folder, "hang", f"over the {SCHEMA_BUDGET_S}s budget")
     finally:
@@ -92,19 +92,20 @@ def sweep_one(file: str, scratch: str) -> Outcome:
     return outcome
 
 
-def _package_name(file: str) -> str:
-    return "sweep_" + re.sub(r"\W", "_", file.rsplit(".json", 1)[0])
+def _package_name(file: str, target: str) -> str:
+    return f"sweep_{target}_" + re.sub(r"\W", "_", file.rsplit(".json", 1)[0])
 
 
-def _sweep(file: str, folder: str, scratch: Path) -> Outcome:
+def _sweep(file: str, folder: str, scratch: Path, target: str) -> Outcome:
     from click.testing import CliRunner
 
     from acp_codegen.cli import main
 
     schema = corpus.SCHEMAS / file
-    package = _package_name(file)
+    package = _package_name(file, target)
     out = scratch / package
     args = ["generate", "--schema", str(schema), "--out", str(out), "--package", package, "--all"]
+    args += ["--target", target]
     result = CliRunner().invoke(main, args)
     stderr = result.stderr.strip()
     if result.exception is not None and not isinstance(result.exception, SystemExit):
@@ -235,16 +236,20 @@ def _init_worker(scratch: str) -> None:
 
 
 def sweep(
-    files: list[str] | None = None, workers: int = 2, deadline_s: float = 600
+    files: list[str] | None = None,
+    workers: int = 2,
+    deadline_s: float = 600,
+    target: str = "msgspec",
 ) -> list[Outcome]:
-    """Run the sweep over `files` (default: every schema revision) in `workers` processes."""
+    """Run the sweep over `files` (default: every schema revision) in `workers` processes,
+    generating for `target`."""
     files = files if files is not None else [r.file for r in corpus.schemas()]
     scratch = tempfile.mkdtemp(prefix="acp-sweep-")
     outcomes: dict[str, Outcome] = {}
     context = multiprocessing.get_context("spawn")
     pool = context.Pool(workers, _init_worker, (scratch,), maxtasksperchild=24)
     try:
-        jobs = pool.imap_unordered(_sweep_star, [(f, scratch) for f in files])
+        jobs = pool.imap_unordered(_sweep_star, [(f, scratch, target) for f in files])
         end = time.monotonic() + deadline_s
         for _ in files:
             try:
@@ -263,7 +268,7 @@ def sweep(
     return [outcomes[f] for f in files]
 
 
-def _sweep_star(args: tuple[str, str]) -> Outcome:
+def _sweep_star(args: tuple[str, str, str]) -> Outcome:
     return sweep_one(*args)
 
 
@@ -310,6 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folder", action="append", help="only this folder (repeatable)")
     parser.add_argument("--file", action="append", help="only this MANIFEST file (repeatable)")
     parser.add_argument("--json", type=Path, help="also write every outcome to this JSON file")
+    parser.add_argument(
+        "--target", default="msgspec", help="the target to generate for (default msgspec)"
+    )
     args = parser.parse_args(argv)
     if not corpus.available():
         print(corpus.MISSING, file=sys.stderr)
@@ -320,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         if (not args.folder or r.folder in args.folder) and (not args.file or r.file in args.file)
     ]
     started = time.perf_counter()
-    outcomes = sweep(files, args.workers)
+    outcomes = sweep(files, args.workers, target=args.target)
     print(render(outcomes, time.perf_counter() - started))
     if args.json:
         args.json.write_text(json.dumps([asdict(o) for o in outcomes], indent=1), "utf-8")

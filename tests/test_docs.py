@@ -294,3 +294,32 @@ def test_guide_shows_where_the_next_schema_comes_from() -> None:
     used = upgrade.index("acp-codegen diff schema/acp.json schema/acp-next.json")
     assert first_use < made < used
     assert "where to get ACP's schema" in upgrade
+
+
+def test_compatibility_lists_every_keyword_in_its_group() -> None:
+    """docs/compatibility.md's table names every keyword `keywords` sorts, once, in the
+    row of its group (read, enforced, annotation, refused)."""
+    from acp_codegen import keywords
+
+    text = (REPO / "docs" / "compatibility.md").read_text(encoding="utf-8")
+    table = text.split("## Keywords", 1)[1].split("\n### ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    found: dict[str, str] = {}
+    for row in rows:
+        cells = row.split(" | ")
+        for name in re.findall(r"`([^`]+)`", cells[0]):
+            assert name not in found, name
+            found[name] = cells[1]
+    groups = [
+        (keywords.STRUCTURE - {"required"}, "read"),
+        ({"required"} | keywords.ENFORCED, "enforced"),
+        (keywords.ANNOTATIONS, "annotations"),
+        (set(keywords.UNENFORCED), "refused"),
+        (set(keywords.SHAPE), "always refused"),
+    ]
+    for names, word in groups:
+        for name in names:
+            assert name in found, f"{name} is missing from docs/compatibility.md"
+            assert found[name].startswith(word) or word in found[name], (name, found[name])
+    listed = set().union(*(g for g, _ in groups))
+    assert set(found) == listed

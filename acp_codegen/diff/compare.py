@@ -216,11 +216,13 @@ def diff_paths(
 ) -> Report:
     """Load, build and compare two schema files; bad input raises `SchemaError`.
 
-    `overlays` annotate both revisions; each is then accepted as `generate` would
-    accept it (`accept.check`)."""
+    `overlays` annotate both revisions; without them each is annotated as `generate`
+    annotates it (a published schema by the built-in overlay its shape selects), so an
+    annotation our own schema carries and the overlay adds is no change. Each is then
+    accepted as `generate` would accept it (`accept.check`)."""
     if roots and take_all:
         raise UsageError("--root and --all cannot be combined")
-    how = accept.Annotations(overlays, builtin_overlay=False)
+    how = accept.Annotations(overlays)
     old_loaded = accept.load_annotated(old_path, how)
     new_loaded = accept.load_annotated(new_path, how)
     selection = select(old_loaded, new_loaded, roots, take_all)

@@ -71,12 +71,12 @@ def _extend(values: dict[str, Any], target: str, value: Any) -> None:
     current = values.get(target)
     if type(value) is str or type(value) is bytes:
         if type(current) is _Joined:
-            current.add(value)
+            current.append(value)
         elif current is None:
             values[target] = _Joined(value)
         else:  # text or bytes a full update stored
             values[target] = joined = _Joined(current)
-            joined.add(value)
+            joined.append(value)
     elif current is None:
         values[target] = [value]
     else:
@@ -398,8 +398,9 @@ def _snapshot_factory(rule: SnapshotRule, rules: Rules) -> Factory:
             # A repeated idle without a stop reason is not a new completion: it keeps the
             # last one. Entering idle takes what it carries, None included; the error
             # belongs to the "error" stop reason only.
+            carried = "STOP" if rule.stop is not None else "values.get('stop_reason')"
             lines += [
-                "    carried = values.get('stop_reason')",
+                f"    carried = {carried}",
                 "    if before != TAG or carried is not None:",
                 "        state.stop_reason = carried",
                 "        state.error = values.get('error') if carried == ERROR_STOP else None",
@@ -414,6 +415,7 @@ def _snapshot_factory(rule: SnapshotRule, rules: Rules) -> Factory:
         "BODY": body,
         "new": object.__new__,
         "ERROR_STOP": ERROR_STOP,
+        "STOP": rule.stop,
         "copy": _copy,
     }
     return _build(f"{rule.slot} snapshot", lines, namespace)
