@@ -27,7 +27,7 @@ from .errors import UsageError
 from .format import LINE_LENGTH, LINE_LENGTHS
 from .inspect import inspect_command
 from .keywords import ALLOWABLE
-from .pipeline import FORMATTERS, TARGETS, generate
+from .pipeline import FORMATTERS, TARGETS, Acceptances, generate
 
 __all__ = ["job_options", "main"]
 
@@ -178,12 +178,13 @@ def _generate_all(jobs: list[NamedJob], console: Console) -> list[Result]:
     printed once the job is written or checked, so a failed run prints only its error.
     """
     results = []
+    seen: Acceptances = {}
     for index, named in enumerate(jobs, 1):
         console.progress(index, len(jobs), f"{named.name}: {named.job.schema}")
         started = time.perf_counter()
         notes: list[str] = []
         try:
-            files = generate(named.job, notes)
+            files = generate(named.job, notes, seen)
         except UsageError as exc:
             if len(jobs) > 1:
                 raise UsageError(f"job {named.name!r}: {exc}") from None

@@ -164,11 +164,19 @@ def check_package_name(package: str) -> None:
         raise UsageError(f"--package {package!r} {problem}")
 
 
-def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
+#: What `accept` made of a schema, by what it was asked: shared by the jobs of one run.
+Acceptances = dict[tuple[object, ...], accept.Accepted]
+
+
+def generate(
+    job: Job, notes: list[str] | None = None, seen: Acceptances | None = None
+) -> dict[str, str]:
     """Run every stage but emit; returns relative path -> file text.
 
     One line per thing the user should know about the result (a package without
-    a `SessionState`, and why) is appended to `notes`.
+    a `SessionState`, and why) is appended to `notes`. Jobs of one run that read the
+    same schema the same way (say, one per target) pass one `seen`: the schema is then
+    read, checked and built once, and every such job is generated from that reading.
     """
     check_package_name(job.package)
     target = TARGETS.get(job.target)
@@ -178,7 +186,12 @@ def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
     if job.templates is not None:
         render.check_override(target.name, job.templates)
     require(job.formatter)
-    accepted = accept.accept(job.schema, job.roots, job.take_all, job.annotations())
+    key = (job.schema.resolve(), job.roots, job.take_all, job.annotations())
+    accepted = seen.get(key) if seen is not None else None
+    if accepted is None:
+        accepted = accept.accept(job.schema, job.roots, job.take_all, job.annotations())
+        if seen is not None:
+            seen[key] = accepted
     module = accepted.module
     view = target.lower(module, job.keep_unknown_fields)
     options = job.options()

@@ -65,11 +65,19 @@ def _escape_char(ch: str) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+def _escaped(text: str) -> str:
+    """`text` with every character that is not printable (newline, tab, space aside)
+    written as an escape."""
+    if text.isprintable():
+        return text
+    return "".join(_escape_char(ch) for ch in text)
+
+
 def docstring(text: str, indent: str = "    ") -> str:
     """A triple-quoted docstring holding `text`; nothing in it can end the literal."""
     body = text.strip().replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    body = "".join(_escape_char(ch) for ch in body.replace("\r\n", "\n").replace("\r", "\n"))
-    body = "\n".join(line.rstrip() for line in body.split("\n"))
+    lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    body = "\n".join(_escaped(line).rstrip() for line in lines)
     if body.endswith('"') and (len(body) - len(body[:-1].rstrip("\\"))) % 2 == 1:
         # A final quote not already escaped (an even run of backslashes before it)
         # would merge with the closing quotes.
@@ -89,7 +97,7 @@ def docline(text: str) -> str:
 def comment(text: str) -> str:
     """Schema text as a ``#`` comment block, one line per input line."""
     lines = text.strip().replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return "\n".join(("# " + "".join(_escape_char(c) for c in line)).rstrip() for line in lines)
+    return "\n".join(("# " + _escaped(line)).rstrip() for line in lines)
 
 
 def templates_root() -> Path:

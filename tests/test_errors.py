@@ -119,6 +119,29 @@ CASES += [
 ]
 
 
+def _null_variant(**extra: Any) -> dict[str, Any]:
+    """The variant taken when the tag is null or absent (the November stop-reason shape)."""
+    return {"type": "object", "properties": {"kind": {"type": "null"}}, **extra}
+
+
+CASES += [
+    ("two-null-tag-variants", notification(U=union(variant("a"), _null_variant(),
+                                                   _null_variant())),
+     "variants /$defs/U/anyOf/1 and /$defs/U/anyOf/2 both take a null 'kind'"),
+    ("null-tag-variant-requires-its-tag",
+     notification(U=union(variant("a"), _null_variant(required=["kind"]))),
+     "the variant for a null 'kind' requires 'kind'; it must take it absent too"),
+    ("default-on-null-on-a-string",
+     notification(U=union(variant("a", s={"type": "string",
+                                           "x-deserialize-default-on-null": True}))),
+     "x-deserialize-default-on-null needs a non-nullable array or map"),
+    ("default-on-null-on-a-nullable-array",
+     notification(U=union(variant("a", s={"type": ["array", "null"], "items": {},
+                                           "x-deserialize-default-on-null": True}))),
+     "x-deserialize-default-on-null needs a non-nullable array or map"),
+]
+
+
 @pytest.fixture(autouse=True)
 def _outside_any_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Run from an empty folder, so no project's [tool.acp-codegen] table applies."""

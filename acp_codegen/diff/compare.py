@@ -162,6 +162,7 @@ def shape(node: ir.Def, renames: dict[str, str]) -> Hashable:
                     f.required,
                     f.default_on_error,
                     f.skip_invalid_items,
+                    f.default_on_null,
                     f.fixed,
                     None if f.default is ir.NO_DEFAULT else as_json(f.default),
                     frozenset(annotation_map(f.annotations).items()),

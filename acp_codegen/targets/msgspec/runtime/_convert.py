@@ -93,6 +93,8 @@ class MsgspecLeaves(Leaves):
         return bool(cls.__struct_config__.forbid_unknown_fields)
 
     def kept(self, cls: Any, obj: Any, names: tuple[str, ...]) -> Any:
+        if _hooked(cls):
+            return MISS
         made = declaring(cls, names)
         decode = _KEPT.get(made)
         if decode is None:
@@ -152,6 +154,8 @@ class MsgspecLeaves(Leaves):
         return _strictly(tp)
 
     def strict(self, tp: Any) -> Callable[[Any], Any] | None:
+        if _hooked(tp):
+            return None  # (its shape unions would be read again, each from scratch)
         decode = msgspec.json.Decoder(tp, dec_hook=dec_hook).decode
 
         def attempt(obj: Any) -> Any:
@@ -176,6 +180,32 @@ def _marked(tp: Any, key: str) -> bool:
     return origin in (typing.Union, types.UnionType) and any(
         _marked(a, key) for a in typing.get_args(tp)
     )
+
+
+def _hooked(tp: Any) -> bool:
+    """Whether strict decoding of `tp` reaches a shape union, which `dec_hook` reads with
+    the lenient pass. Offering such a value to msgspec inside the lenient pass would read
+    each nested shape union again from the start, at a cost that doubles with each level,
+    so the lenient pass walks those types itself."""
+    try:
+        found = _HOOKED.get(tp)
+    except TypeError:  # an unhashable type: worked out each time
+        return _reaches_shape(tp, set())
+    if found is None:
+        found = _reaches_shape(tp, set())
+        _HOOKED.put(tp, found)
+    return found  # type: ignore[no-any-return]
+
+
+def _reaches_shape(tp: Any, seen: set[int]) -> bool:
+    if id(tp) in seen:
+        return False
+    seen.add(id(tp))
+    if isinstance(tp, type) and issubclass(tp, ShapeUnion):
+        return True
+    if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
+        return any(_reaches_shape(f.type, seen) for f in msgspec.structs.fields(tp))
+    return any(_reaches_shape(arg, seen) for arg in typing.get_args(tp))
 
 
 def _walkable(tp: Any) -> bool:
@@ -225,6 +255,8 @@ def _strictly(tp: Any) -> Callable[[Any], Any]:
 _ENCODE = msgspec.json.Encoder(enc_hook=enc_hook).encode
 #: declaring class (see `_extras.declaring`) -> its strict decoder
 _KEPT = Bounded(entries=1024, size=1024)
+#: type -> whether its strict decoding reaches a shape union (`_hooked`)
+_HOOKED = Bounded(entries=4096, size=4096)
 
 
 #: The lenient pass for this package's types.
