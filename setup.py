@@ -7,6 +7,10 @@ Everything else (metadata, dependencies, package data globs) is in pyproject.tom
 from setuptools import find_packages, setup
 
 setup(
-    packages=[*find_packages(include=["acp_codegen*"]), "acp_codegen.templates", "acp_codegen.schema"],
+    packages=[
+        *find_packages(include=["acp_codegen*"]),
+        "acp_codegen.templates",
+        "acp_codegen.schema",
+    ],
     package_dir={"acp_codegen.templates": "templates", "acp_codegen.schema": "schema"},
 )

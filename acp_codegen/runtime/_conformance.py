@@ -609,7 +609,10 @@ def main(checker: type[Checker], argv: list[str] | None = None, prog: str | None
             lines) else ""
         print(f"error: {where}{exc}", file=sys.stderr)
         return 2
-    line = (lambda i: lines[i] if 0 <= i < len(lines) else 0)
+
+    def line(index: int) -> int:
+        return lines[index] if 0 <= index < len(lines) else 0
+
     if args.format == "json":
         print(json.dumps({"protocol": run.version, "rules": [r.id for r in run.rules],
                           "violations": [{**v._asdict(), "line": line(v.index)} for v in found]},
