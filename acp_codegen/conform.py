@@ -46,15 +46,27 @@ def default_schema() -> Path:
     type=click.Path(path_type=Path, dir_okay=False),
     help="Check with the package of this schema. [default: the schema acp-codegen ships]",
 )
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              help="One finding per line, or one JSON document. [default: text]")
-@click.option("--protocol", type=click.Choice(["1", "2"]),
-              help="Protocol version. [default: the transcript's initialize, else the schema's]")
-@click.option("--partial", is_flag=True,
-              help="The recording stops mid-work: do not report work still active at its end.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    help="One finding per line, or one JSON document. [default: text]",
+)
+@click.option(
+    "--protocol",
+    type=click.Choice(["1", "2"]),
+    help="Protocol version. [default: the transcript's initialize, else the schema's]",
+)
+@click.option(
+    "--partial",
+    is_flag=True,
+    help="The recording stops mid-work: do not report work still active at its end.",
+)
 @handles_bad_input
-def conformance_command(transcript: Path, schema: Path | None, fmt: str, protocol: str | None,
-                        partial: bool) -> None:
+def conformance_command(
+    transcript: Path, schema: Path | None, fmt: str, protocol: str | None, partial: bool
+) -> None:
     """Check a JSONL transcript against the rules of the v2 prompt lifecycle.
 
     \b

@@ -18,8 +18,11 @@ def text(value: str) -> dict[str, Any]:
 
 def update(tag: str, session: str = "s", **fields: Any) -> Message:
     body = {"sessionUpdate": tag, **fields}
-    return {"jsonrpc": "2.0", "method": "session/update",
-            "params": {"sessionId": session, "update": body}}
+    return {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": session, "update": body},
+    }
 
 
 def state(tag: str, session: str = "s", **fields: Any) -> Message:
@@ -53,8 +56,12 @@ def request(ident: int, method: str, **params: Any) -> Message:
 
 
 def prompt(ident: int = 1, session: str = "s", blocks: list[Any] | None = None) -> Message:
-    return request(ident, "session/prompt", sessionId=session,
-                   prompt=[text("hi")] if blocks is None else blocks)
+    return request(
+        ident,
+        "session/prompt",
+        sessionId=session,
+        prompt=[text("hi")] if blocks is None else blocks,
+    )
 
 
 def ok(ident: int = 1, **result: Any) -> Message:
@@ -71,8 +78,14 @@ def cancel(session: str = "s") -> Message:
 
 def turn(ident: int = 1, message: str = "u1") -> list[Message]:
     """One conforming turn: prompt, running, the user message, acceptance, output, idle."""
-    return [prompt(ident), state("running"), user(message), ok(ident, messageId=message),
-            chunk(), idle()]
+    return [
+        prompt(ident),
+        state("running"),
+        user(message),
+        ok(ident, messageId=message),
+        chunk(),
+        idle(),
+    ]
 
 
 def listed(*items: tuple[str, str]) -> list[dict[str, str]]:
@@ -91,73 +104,104 @@ class Case(NamedTuple):
 
 
 CASES = (
-    Case("foreground.start",
-         [prompt(), user(), ok(messageId="u1"), chunk(), idle()],
-         turn()),
-    Case("foreground.resume",
-         [*STARTED, state("requires_action"), chunk(), state("running"), idle()],
-         [*STARTED, state("requires_action"), state("running"), chunk(), idle()]),
-    Case("foreground.end",
-         [*STARTED, chunk()],
-         [*STARTED, chunk(), idle()]),
-    Case("turns.boundary",
-         [*turn(), prompt(2), user("u2"), ok(2, messageId="u2"), chunk("b", "a2"), idle()],
-         [*turn(), *turn(2, "u2")]),
-    Case("stop.custom",
-         [*STARTED, idle("Stopped by hook")],
-         [*STARTED, idle("_stopped_by_hook")]),
-    Case("stop.cancelled",
-         [*STARTED, chunk(), cancel(), idle("error", error={"code": -1, "message": "aborted"})],
-         [*STARTED, chunk(), cancel(), idle("cancelled")]),
-    Case("stop.error",
-         [prompt(), state("running"), err(), idle("end_turn")],
-         [prompt(), state("running"), err(), idle("error")]),
-    Case("cancel.prompts",
-         [prompt(), cancel(), err(code=-32603)],
-         [prompt(), cancel(), err(code=-32800)]),
-    Case("cancel.order",
-         [*STARTED, chunk(), cancel(), idle("cancelled"), chunk("late")],
-         [*STARTED, chunk(), cancel(), chunk("late"), idle("cancelled")]),
-    Case("prompt.nonempty",
-         [prompt(blocks=[]), err(code=-32602)],
-         [prompt(), err(code=-32602)]),
-    Case("prompt.inserted",
-         [prompt(), state("running"), user(), err(), idle("error")],
-         [prompt(), state("running"), user(), ok(messageId="u1"), idle("error")]),
-    Case("prompt.rejected",
-         [prompt(), ok()],
-         [prompt(), err(code=-32602)]),
-    Case("prompt.echo",
-         [prompt(), state("running"), ok(messageId="u1"), chunk(), idle()],
-         turn()),
-    Case("background.always",
-         [*STARTED, state("running", background=[]), idle()],
-         [*STARTED, state("running", background=[]), idle(background=[])]),
-    Case("background.announce",
-         [*STARTED, state("running", background=listed(("terminal", "t1"))),
-          terminal("t1", command="npm run dev"), idle(background=listed(("terminal", "t1")))],
-         [*STARTED, terminal("t1", command="npm run dev"),
-          state("running", background=listed(("terminal", "t1"))),
-          idle(background=listed(("terminal", "t1")))]),
-    Case("background.finalize",
-         [terminal("t1", command="sleep 1"), state("idle", background=listed(("terminal", "t1"))),
-          state("idle", background=[]), terminal("t1", exitStatus=EXIT)],
-         [terminal("t1", command="sleep 1"), state("idle", background=listed(("terminal", "t1"))),
-          terminal("t1", exitStatus=EXIT), state("idle", background=[])]),
-    Case("background.listed",
-         [tool("w1", "completed"), state("idle", background=listed(("tool_call", "w1")))],
-         [tool("w1", "in_progress"), state("idle", background=listed(("tool_call", "w1")))]),
-    Case("resume.snapshot",
-         [request(7, "session/resume", sessionId="s", cwd="/"), ok(7)],
-         [request(7, "session/resume", sessionId="s", cwd="/"), idle(None), ok(7)]),
-    Case("entity.reuse",
-         [*turn(), prompt(2), state("running"), ok(2, messageId="u1"), chunk("b", "a2"), idle()],
-         [*turn(), *turn(2, "u2")]),
+    Case("foreground.start", [prompt(), user(), ok(messageId="u1"), chunk(), idle()], turn()),
+    Case(
+        "foreground.resume",
+        [*STARTED, state("requires_action"), chunk(), state("running"), idle()],
+        [*STARTED, state("requires_action"), state("running"), chunk(), idle()],
+    ),
+    Case("foreground.end", [*STARTED, chunk()], [*STARTED, chunk(), idle()]),
+    Case(
+        "turns.boundary",
+        [*turn(), prompt(2), user("u2"), ok(2, messageId="u2"), chunk("b", "a2"), idle()],
+        [*turn(), *turn(2, "u2")],
+    ),
+    Case("stop.custom", [*STARTED, idle("Stopped by hook")], [*STARTED, idle("_stopped_by_hook")]),
+    Case(
+        "stop.cancelled",
+        [*STARTED, chunk(), cancel(), idle("error", error={"code": -1, "message": "aborted"})],
+        [*STARTED, chunk(), cancel(), idle("cancelled")],
+    ),
+    Case(
+        "stop.error",
+        [prompt(), state("running"), err(), idle("end_turn")],
+        [prompt(), state("running"), err(), idle("error")],
+    ),
+    Case(
+        "cancel.prompts",
+        [prompt(), cancel(), err(code=-32603)],
+        [prompt(), cancel(), err(code=-32800)],
+    ),
+    Case(
+        "cancel.order",
+        [*STARTED, chunk(), cancel(), idle("cancelled"), chunk("late")],
+        [*STARTED, chunk(), cancel(), chunk("late"), idle("cancelled")],
+    ),
+    Case("prompt.nonempty", [prompt(blocks=[]), err(code=-32602)], [prompt(), err(code=-32602)]),
+    Case(
+        "prompt.inserted",
+        [prompt(), state("running"), user(), err(), idle("error")],
+        [prompt(), state("running"), user(), ok(messageId="u1"), idle("error")],
+    ),
+    Case("prompt.rejected", [prompt(), ok()], [prompt(), err(code=-32602)]),
+    Case("prompt.echo", [prompt(), state("running"), ok(messageId="u1"), chunk(), idle()], turn()),
+    Case(
+        "background.always",
+        [*STARTED, state("running", background=[]), idle()],
+        [*STARTED, state("running", background=[]), idle(background=[])],
+    ),
+    Case(
+        "background.announce",
+        [
+            *STARTED,
+            state("running", background=listed(("terminal", "t1"))),
+            terminal("t1", command="npm run dev"),
+            idle(background=listed(("terminal", "t1"))),
+        ],
+        [
+            *STARTED,
+            terminal("t1", command="npm run dev"),
+            state("running", background=listed(("terminal", "t1"))),
+            idle(background=listed(("terminal", "t1"))),
+        ],
+    ),
+    Case(
+        "background.finalize",
+        [
+            terminal("t1", command="sleep 1"),
+            state("idle", background=listed(("terminal", "t1"))),
+            state("idle", background=[]),
+            terminal("t1", exitStatus=EXIT),
+        ],
+        [
+            terminal("t1", command="sleep 1"),
+            state("idle", background=listed(("terminal", "t1"))),
+            terminal("t1", exitStatus=EXIT),
+            state("idle", background=[]),
+        ],
+    ),
+    Case(
+        "background.listed",
+        [tool("w1", "completed"), state("idle", background=listed(("tool_call", "w1")))],
+        [tool("w1", "in_progress"), state("idle", background=listed(("tool_call", "w1")))],
+    ),
+    Case(
+        "resume.snapshot",
+        [request(7, "session/resume", sessionId="s", cwd="/"), ok(7)],
+        [request(7, "session/resume", sessionId="s", cwd="/"), idle(None), ok(7)],
+    ),
+    Case(
+        "entity.reuse",
+        [*turn(), prompt(2), state("running"), ok(2, messageId="u1"), chunk("b", "a2"), idle()],
+        [*turn(), *turn(2, "u2")],
+    ),
 )
 
 #: v1 traffic: a prompt response ends the turn, with its stop reason.
 V1_CASES = (
-    Case("cancel.order",
-         [prompt(), chunk(), cancel(), ok(stopReason="cancelled"), chunk("late")],
-         [prompt(), chunk(), cancel(), chunk("late"), ok(stopReason="cancelled")]),
+    Case(
+        "cancel.order",
+        [prompt(), chunk(), cancel(), ok(stopReason="cancelled"), chunk("late")],
+        [prompt(), chunk(), cancel(), chunk("late"), ok(stopReason="cancelled")],
+    ),
 )

@@ -50,15 +50,17 @@ def pkg(request: pytest.FixtureRequest, make_package: GenerateFn, target: str) -
     if request.param == "ours":
         return conformance(make_package(OWN_SCHEMA, "conform_ours", target=target))
     corpus.require()
-    return conformance(make_package(corpus.newest(corpus.NEWEST["v2"]), "conform_v2",
-                                    target=target))
+    return conformance(
+        make_package(corpus.newest(corpus.NEWEST["v2"]), "conform_v2", target=target)
+    )
 
 
 @pytest.fixture(scope="module")
 def v1(make_package: GenerateFn, target: str) -> ModuleType:
     corpus.require()
-    return conformance(make_package(corpus.newest(corpus.NEWEST["v1"]), "conform_v1",
-                                    target=target))
+    return conformance(
+        make_package(corpus.newest(corpus.NEWEST["v1"]), "conform_v1", target=target)
+    )
 
 
 def rules(found: list[Any], level: str | None = None) -> list[str]:
@@ -110,8 +112,7 @@ def test_should_and_notes_do_not_fail_assert_conformant(pkg: ModuleType) -> None
     assert rules(pkg.check(stop_error.breaks), "SHOULD") == ["stop.error"]
     pkg.assert_conformant(stop_error.breaks)
     reopened = [tool("t1", "completed"), tool("t1", "in_progress")]
-    assert [(v.rule, v.level) for v in pkg.check(reopened)] == [
-        ("entity.reuse", "note")]
+    assert [(v.rule, v.level) for v in pkg.check(reopened)] == [("entity.reuse", "note")]
     pkg.assert_conformant(reopened)
     with pytest.raises(pkg.ConformanceError) as raised:
         pkg.assert_conformant(CASES[0].breaks)
@@ -120,21 +121,34 @@ def test_should_and_notes_do_not_fail_assert_conformant(pkg: ModuleType) -> None
 
 
 def test_unknown_updates_states_and_stop_reasons_are_never_violations(pkg: ModuleType) -> None:
-    stream = [*STARTED, state("running", background=[]),
-              {"jsonrpc": "2.0", "method": "session/update",
-               "params": {"sessionId": "s", "update": {"sessionUpdate": "_acme_ping"}}},
-              state("_vendor_paused"), state("running", background=[]), chunk(),
-              idle("future_reason", background=[])]
+    stream = [
+        *STARTED,
+        state("running", background=[]),
+        {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {"sessionId": "s", "update": {"sessionUpdate": "_acme_ping"}},
+        },
+        state("_vendor_paused"),
+        state("running", background=[]),
+        chunk(),
+        idle("future_reason", background=[]),
+    ]
     assert pkg.check(stream) == []
 
 
 def test_background_work_and_its_announcements(pkg: ModuleType) -> None:
     """A listed terminal may run on while idle and finish later; a tool call a background
     list holds is not foreground progress."""
-    stream = [*STARTED, terminal("t1", command="npm run dev"),
-              state("running", background=[{"type": "terminal", "terminalId": "t1"}]),
-              chunk(), idle(background=[{"type": "terminal", "terminalId": "t1"}]),
-              terminal("t1", exitStatus=EXIT), idle(None, background=[])]
+    stream = [
+        *STARTED,
+        terminal("t1", command="npm run dev"),
+        state("running", background=[{"type": "terminal", "terminalId": "t1"}]),
+        chunk(),
+        idle(background=[{"type": "terminal", "terminalId": "t1"}]),
+        terminal("t1", exitStatus=EXIT),
+        idle(None, background=[]),
+    ]
     assert pkg.check(stream) == []
 
 
@@ -147,8 +161,7 @@ def test_a_partial_recording_does_not_report_work_still_running(pkg: ModuleType)
 def test_direction_is_inferred_or_recorded(pkg: ModuleType) -> None:
     """Both sides number their requests: a response answers the request the other side
     sent, which a recorded direction settles."""
-    permission = request(1, "session/request_permission", sessionId="s", toolCall={},
-                         options=[])
+    permission = request(1, "session/request_permission", sessionId="s", toolCall={}, options=[])
     recorded = [
         {"direction": "client_to_agent", "message": prompt(1)},
         {"direction": "agent_to_client", "message": state("running")},
@@ -168,8 +181,9 @@ def test_direction_is_inferred_or_recorded(pkg: ModuleType) -> None:
 
 
 def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=cwd,
-                          check=False)
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, cwd=cwd, check=False
+    )
 
 
 def _write(path: Path, messages: list[Any]) -> Path:
@@ -192,20 +206,27 @@ def test_module_command_line(pkg: ModuleType, tmp_path: Path) -> None:
     assert [v["line"] for v in report["violations"]] == [4, 5]
     good = _write(tmp_path / "good.jsonl", turn())
     assert _run(["-m", f"{name}.conformance", str(good)], root).returncode == 0
-    should = _write(tmp_path / "should.jsonl", next(c for c in CASES
-                                                     if c.rule == "stop.error").breaks)
+    should = _write(
+        tmp_path / "should.jsonl", next(c for c in CASES if c.rule == "stop.error").breaks
+    )
     assert _run(["-m", f"{name}.conformance", str(should)], root).returncode == 0
 
 
-@pytest.mark.parametrize(("content", "expected"), [
-    ('{"jsonrpc": "2.0", "id": 1,\n', "bad.jsonl:1: not JSON"),
-    ('{"jsonrpc": "2.0", "id": 1, "result": {}}\n"text"\n', "bad.jsonl:2: message 1: not a "
-     "JSON-RPC message"),
-    ('{"jsonrpc": "2.0"}\n', "bad.jsonl:1: message 0: neither a request"),
-    (None, "cannot read"),
-])
-def test_bad_input_is_one_line_and_exit_2(pkg: ModuleType, tmp_path: Path, content: str | None,
-                                          expected: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ('{"jsonrpc": "2.0", "id": 1,\n', "bad.jsonl:1: not JSON"),
+        (
+            '{"jsonrpc": "2.0", "id": 1, "result": {}}\n"text"\n',
+            "bad.jsonl:2: message 1: not a JSON-RPC message",
+        ),
+        ('{"jsonrpc": "2.0"}\n', "bad.jsonl:1: message 0: neither a request"),
+        (None, "cannot read"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    pkg: ModuleType, tmp_path: Path, content: str | None, expected: str
+) -> None:
     root = Path(pkg.__file__).parent.parent
     path = tmp_path / "bad.jsonl"
     if content is not None:
@@ -225,8 +246,10 @@ def test_generator_command_checks_with_the_default_schema_or_another(tmp_path: P
     assert _run(["-m", "acp_codegen", "conformance", str(good)], tmp_path).returncode == 0
     corpus.require()
     v1 = corpus.newest(corpus.NEWEST["v1"])
-    proc = _run(["-m", "acp_codegen", "conformance", str(bad), "--schema", str(v1),
-                 "--format", "json"], tmp_path)
+    proc = _run(
+        ["-m", "acp_codegen", "conformance", str(bad), "--schema", str(v1), "--format", "json"],
+        tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["violations"] == []
     proc = _run(["-m", "acp_codegen", "conformance", str(tmp_path / "none.jsonl")], tmp_path)
@@ -238,3 +261,11 @@ def test_states_are_kept_per_session(pkg: ModuleType) -> None:
     """Session s runs while s2 is idle: output in s2 is foreground work s2 never reported."""
     found = pkg.check([*STARTED, chunk(session="s2"), chunk(), idle()])
     assert [(v.index, v.rule) for v in found] == [(len(STARTED), "foreground.start")]
+
+
+def test_the_docs_list_every_rule_with_its_sentence(pkg: ModuleType) -> None:
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "conformance.md").read_text(
+        encoding="utf-8"
+    )
+    for rule in pkg.RULES:
+        assert f"| `{rule.id}` | {rule.level} |" in doc and f'"{rule.sentence}"' in doc, rule.id

@@ -15,6 +15,7 @@ import json
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass
 from typing import Any, ClassVar, NamedTuple
 
 from ._state import Rules
@@ -33,52 +34,125 @@ class Rule(NamedTuple):
 
 #: Every rule the checker sees, in the order the docs list them.
 RULES = (
-    Rule("foreground.start", "MUST", "When foreground work starts, the Agent MUST report "
-         "running, or requires_action if the work starts blocked on user action."),
-    Rule("foreground.resume", "MUST", "Once reported, it MUST report running when foreground "
-         "progress resumes."),
-    Rule("foreground.end", "MUST", "When foreground work ends, the Agent MUST report idle, "
-         "even if background activity continues, and SHOULD include the corresponding stop "
-         "reason."),
-    Rule("turns.boundary", "MUST", "When no foreground activity remains, the Agent MUST report "
-         "idle. If another foreground interval then begins, it reports an active state again, "
-         "even when the next interval starts immediately."),
+    Rule(
+        "foreground.start",
+        "MUST",
+        "When foreground work starts, the Agent MUST report "
+        "running, or requires_action if the work starts blocked on user action.",
+    ),
+    Rule(
+        "foreground.resume",
+        "MUST",
+        "Once reported, it MUST report running when foreground progress resumes.",
+    ),
+    Rule(
+        "foreground.end",
+        "MUST",
+        "When foreground work ends, the Agent MUST report idle, "
+        "even if background activity continues, and SHOULD include the corresponding stop "
+        "reason.",
+    ),
+    Rule(
+        "turns.boundary",
+        "MUST",
+        "When no foreground activity remains, the Agent MUST report "
+        "idle. If another foreground interval then begins, it reports an active state again, "
+        "even when the next interval starts immediately.",
+    ),
     Rule("stop.custom", "MUST", "Custom stop reasons MUST begin with _."),
-    Rule("stop.cancelled", "MUST", "Agents MUST catch these errors and report the semantically "
-         "meaningful cancelled stop reason, not error, on a state_update notification, so that "
-         "Clients can reliably confirm the cancellation."),
-    Rule("stop.error", "SHOULD", "When foreground work ends because something failed, the "
-         "Agent MUST report idle and SHOULD include the error stop reason."),
-    Rule("cancel.prompts", "MUST", "The Agent MUST answer the covered prompts with -32800, as "
-         "described in request cancellation.", state=False),
-    Rule("cancel.order", "MUST", "The Agent MAY send session/update notifications with content "
-         "or tool call updates after receiving the session/cancel notification, but it MUST "
-         "ensure that it does so before sending the idle state_update session update that "
-         "reports cancellation.", (1, 2), False),
+    Rule(
+        "stop.cancelled",
+        "MUST",
+        "Agents MUST catch these errors and report the semantically "
+        "meaningful cancelled stop reason, not error, on a state_update notification, so that "
+        "Clients can reliably confirm the cancellation.",
+    ),
+    Rule(
+        "stop.error",
+        "SHOULD",
+        "When foreground work ends because something failed, the "
+        "Agent MUST report idle and SHOULD include the error stop reason.",
+    ),
+    Rule(
+        "cancel.prompts",
+        "MUST",
+        "The Agent MUST answer the covered prompts with -32800, as "
+        "described in request cancellation.",
+        state=False,
+    ),
+    Rule(
+        "cancel.order",
+        "MUST",
+        "The Agent MAY send session/update notifications with content "
+        "or tool call updates after receiving the session/cancel notification, but it MUST "
+        "ensure that it does so before sending the idle state_update session update that "
+        "reports cancellation.",
+        (1, 2),
+        False,
+    ),
     Rule("prompt.nonempty", "MUST", "Clients MUST NOT send an empty prompt array.", state=False),
-    Rule("prompt.inserted", "MUST", "Once inserted, it MUST NOT return an error response, even "
-         "if failure or request cancellation occurs before the response is sent.", state=False),
-    Rule("prompt.rejected", "MUST", "If a request is rejected before insertion, including by a "
-         "hook or early failure, the Agent MUST return a JSON-RPC error response and MUST NOT "
-         "emit user-message updates for that submission.", state=False),
-    Rule("prompt.echo", "MUST", "The Agent MUST also report the inserted user message through a "
-         "user_message update with the full content array or streamed user_message_chunk "
-         "updates."),
-    Rule("background.always", "MUST", "An Agent that reports background work MUST include "
-         "background on every state_update for the session."),
-    Rule("background.announce", "MUST", "The Agent MUST send a terminal_update for a terminal, "
-         "a tool_call_update for a tool call, or a subagent_update for a child, before the "
-         "first snapshot that lists it."),
-    Rule("background.finalize", "MUST", "It MUST send a terminal’s exitStatus or a tool call’s "
-         "final status before the snapshot that removes it."),
-    Rule("background.listed", "SHOULD", "When the Agent knows that a tool call’s work continues "
-         "after the call returns control to the model, it SHOULD keep that tool call pending, "
-         "in_progress, or paused and list it, instead of giving it a final status."),
-    Rule("resume.snapshot", "MUST", "The Agent MUST send a snapshot of foreground state after "
-         "resuming, following any requested history replay and before the successful resume "
-         "response, even when no replay was requested."),
-    Rule("entity.reuse", "MUST", "The Agent MUST NOT reuse an ID for a different entity of the "
-         "same type within a session.", (1, 2), False),
+    Rule(
+        "prompt.inserted",
+        "MUST",
+        "Once inserted, it MUST NOT return an error response, even "
+        "if failure or request cancellation occurs before the response is sent.",
+        state=False,
+    ),
+    Rule(
+        "prompt.rejected",
+        "MUST",
+        "If a request is rejected before insertion, including by a "
+        "hook or early failure, the Agent MUST return a JSON-RPC error response and MUST NOT "
+        "emit user-message updates for that submission.",
+        state=False,
+    ),
+    Rule(
+        "prompt.echo",
+        "MUST",
+        "The Agent MUST also report the inserted user message through a "
+        "user_message update with the full content array or streamed user_message_chunk "
+        "updates.",
+    ),
+    Rule(
+        "background.always",
+        "MUST",
+        "An Agent that reports background work MUST include "
+        "background on every state_update for the session.",
+    ),
+    Rule(
+        "background.announce",
+        "MUST",
+        "The Agent MUST send a terminal_update for a terminal, "
+        "a tool_call_update for a tool call, or a subagent_update for a child, before the "
+        "first snapshot that lists it.",
+    ),
+    Rule(
+        "background.finalize",
+        "MUST",
+        "It MUST send a terminal’s exitStatus or a tool call’s "
+        "final status before the snapshot that removes it.",
+    ),
+    Rule(
+        "background.listed",
+        "SHOULD",
+        "When the Agent knows that a tool call’s work continues "
+        "after the call returns control to the model, it SHOULD keep that tool call pending, "
+        "in_progress, or paused and list it, instead of giving it a final status.",
+    ),
+    Rule(
+        "resume.snapshot",
+        "MUST",
+        "The Agent MUST send a snapshot of foreground state after "
+        "resuming, following any requested history replay and before the successful resume "
+        "response, even when no replay was requested.",
+    ),
+    Rule(
+        "entity.reuse",
+        "MUST",
+        "The Agent MUST NOT reuse an ID for a different entity of the same type within a session.",
+        (1, 2),
+        False,
+    ),
 )
 _BY_ID = {rule.id: rule for rule in RULES}
 NOTE = "note"  # the level of a finding the transcript cannot settle
@@ -103,7 +177,8 @@ _OTHER_SIDE = {"agent": "client", "client": "agent"}
 _STANDARD_SPELLING = re.compile(r"[a-z][a-z0-9_]*")
 
 
-class Violation(NamedTuple):
+@dataclass(frozen=True)
+class Violation:
     """One broken rule: the message (0-based index in the transcript) where it shows."""
 
     index: int
@@ -146,8 +221,22 @@ class _Prompt:
 
 
 class _Session:
-    __slots__ = ("after_idle", "background", "cancel", "cancelled", "failed", "first", "flagged",
-                 "inserted", "prompts", "replay", "reported", "resumes", "state", "users")
+    __slots__ = (
+        "after_idle",
+        "background",
+        "cancel",
+        "cancelled",
+        "failed",
+        "first",
+        "flagged",
+        "inserted",
+        "prompts",
+        "replay",
+        "reported",
+        "resumes",
+        "state",
+        "users",
+    )
 
     def __init__(self) -> None:
         self.state = "idle"  # the last reported state: sessions start idle
@@ -185,7 +274,7 @@ class Checker:
 
     STATE: ClassVar[Any]
     SIDES: ClassVar[Mapping[str, str]]
-    DECODE: ClassVar[Callable[[str], Any]]
+    DECODE: ClassVar[Callable[..., Any]]
 
     def __init__(self, version: int | None = None, complete: bool = True) -> None:
         rules: Rules = self.STATE.RULES
@@ -204,8 +293,9 @@ class Checker:
     @property
     def rules(self) -> tuple[Rule, ...]:
         """The rules this transcript's protocol version and the package select."""
-        return tuple(r for r in RULES if self.version in r.versions
-                     and (self._has_state or not r.state))
+        return tuple(
+            r for r in RULES if self.version in r.versions and (self._has_state or not r.state)
+        )
 
     # -- what the tables say ------------------------------------------------------------
     def _compile(self, rules: Rules) -> dict[type[Any], Callable[[_Session, Any], None]]:
@@ -266,7 +356,7 @@ class Checker:
         else:
             raise TranscriptError(self._index, "neither a request, a notification nor a response")
 
-    def update(self, session_id: str, update: Any) -> None:
+    def update(self, session_id: Any, update: Any) -> None:
         """Take one decoded ``session/update`` the agent sent (the next message)."""
         handler = self._handler(update)
         if handler is not None:
@@ -277,8 +367,11 @@ class Checker:
         if self.complete:
             for s in self._sessions.values():
                 if s.state in ("running", "requires_action"):
-                    self._add(self._index, "foreground.end", f"the transcript ends while the "
-                              f"session is {s.state}, with no idle")
+                    self._add(
+                        self._index,
+                        "foreground.end",
+                        f"the transcript ends while the session is {s.state}, with no idle",
+                    )
                 for message_id, index in s.inserted.items():
                     if message_id not in s.users:
                         self._add(index, "prompt.echo", f"no user_message for {message_id!r}")
@@ -294,7 +387,7 @@ class Checker:
         """The open request a response answers; without a recorded direction, the
         client's request is taken when both sides have one open with that ID."""
         key = _key(ident)
-        for asker in (("client", "agent", "") if sender is None else (_OTHER_SIDE[sender], "")):
+        for asker in ("client", "agent", "") if sender is None else (_OTHER_SIDE[sender], ""):
             request = self._open.pop((asker, key), None)
             if request is not None:
                 return request
@@ -311,7 +404,7 @@ class Checker:
             update = params.get("update")
             if isinstance(update, Mapping):
                 try:
-                    decoded = self.DECODE(json.dumps(update))
+                    decoded = type(self).DECODE(json.dumps(update))
                 except ValueError:  # malformed: the lifecycle rules have nothing to read
                     return
                 self.update(params.get("sessionId"), decoded)
@@ -331,8 +424,9 @@ class Checker:
         elif method == "session/cancel":
             for prompt in s.prompts.values():
                 prompt.covered = prompt.covered or not prompt.answered
-            if s.state != "idle" or (self.version == 1 and any(
-                    not p.answered for p in s.prompts.values())):
+            if s.state != "idle" or (
+                self.version == 1 and any(not p.answered for p in s.prompts.values())
+            ):
                 s.cancel = self._index
         elif method in ("session/load", "session/resume") and ident is not None:
             s.replay += 1
@@ -354,8 +448,11 @@ class Checker:
             s.replay = max(0, s.replay - 1)
             snapshot = s.resumes.pop(_key(message.get("id")), True)
             if method == "session/resume" and not snapshot and "error" not in message:
-                self._add(self._index, "resume.snapshot", "the resume succeeded with no state "
-                          "snapshot after the request")
+                self._add(
+                    self._index,
+                    "resume.snapshot",
+                    "the resume succeeded with no state snapshot after the request",
+                )
         elif method == "session/prompt":
             prompt = s.prompts.pop(_key(message.get("id")), None)
             if prompt is not None:
@@ -367,11 +464,19 @@ class Checker:
     def _rejected(self, s: _Session, prompt: _Prompt, error: Any) -> None:
         code = error.get("code") if isinstance(error, Mapping) else None
         if prompt.covered and code != CANCELLED_CODE:
-            self._add(self._index, "cancel.prompts", f"a prompt not inserted before "
-                      f"session/cancel (message {prompt.index}) was answered with {code!r}")
+            self._add(
+                self._index,
+                "cancel.prompts",
+                f"a prompt not inserted before "
+                f"session/cancel (message {prompt.index}) was answered with {code!r}",
+            )
         if prompt.echoed:
-            self._add(self._index, "prompt.inserted", f"the prompt of message {prompt.index} "
-                      "was answered with an error after its user message was reported")
+            self._add(
+                self._index,
+                "prompt.inserted",
+                f"the prompt of message {prompt.index} "
+                "was answered with an error after its user message was reported",
+            )
         if code != CANCELLED_CODE and prompt.from_idle and prompt.active and s.state != "idle":
             s.failed = True
 
@@ -384,16 +489,27 @@ class Checker:
             return
         message_id = result.get("messageId") if isinstance(result, Mapping) else None
         if not isinstance(message_id, str):
-            self._add(self._index, "prompt.rejected", "a successful prompt response carries "
-                      "no messageId: a prompt that was not inserted gets an error response")
+            self._add(
+                self._index,
+                "prompt.rejected",
+                "a successful prompt response carries "
+                "no messageId: a prompt that was not inserted gets an error response",
+            )
             return
         if message_id in s.inserted:
-            self._add(self._index, "entity.reuse", f"two inserted prompts share the messageId "
-                      f"{message_id!r} (the first answered at message {s.inserted[message_id]})")
+            self._add(
+                self._index,
+                "entity.reuse",
+                f"two inserted prompts share the messageId "
+                f"{message_id!r} (the first answered at message {s.inserted[message_id]})",
+            )
         s.inserted[message_id] = self._index
         if prompt.candidate is not None:
-            self._add(*prompt.candidate, f"the accepted prompt of message {prompt.index} ended "
-                      "in idle with no running or requires_action")
+            self._add(
+                *prompt.candidate,
+                f"the accepted prompt of message {prompt.index} ended "
+                "in idle with no running or requires_action",
+            )
         elif not prompt.active:
             prompt.answered = True
             s.prompts[("answered", prompt.index)] = prompt  # watched until its work shows
@@ -406,16 +522,22 @@ class Checker:
         if state == "idle":
             if s.cancelled is not None:
                 s.flagged = True
-                self._add(self._index, "cancel.order", f"content after the idle that confirmed "
-                          f"cancellation (message {s.cancelled})")
+                self._add(
+                    self._index,
+                    "cancel.order",
+                    f"content after the idle that confirmed cancellation (message {s.cancelled})",
+                )
             elif self.version == 2:
                 s.flagged = True
                 rule = "turns.boundary" if s.after_idle else "foreground.start"
                 self._add(self._index, rule, "agent content while the session is idle")
         elif state == "requires_action":
             s.flagged = True
-            self._add(self._index, "foreground.resume", "agent content while the session "
-                      "requires action, with no running first")
+            self._add(
+                self._index,
+                "foreground.resume",
+                "agent content while the session requires action, with no running first",
+            )
 
     def _user_factory(self, key: str) -> Callable[[_Session, Any], None]:
         def user(s: _Session, update: Any) -> None:
@@ -445,20 +567,35 @@ class Checker:
                 if value is not unset and (value is not None or final is None):
                     done = value is not None if final is None else value in final
                     if seen[1] and not done:
-                        self._add(self._index, "entity.reuse", f"{kind} {ident[1]!r} is live "
-                                  f"again after it finished: a reused ID?", NOTE)
+                        self._add(
+                            self._index,
+                            "entity.reuse",
+                            f"{kind} {ident[1]!r} is live again after it finished: a reused ID?",
+                            NOTE,
+                        )
                     seen[1] = done
             if not tool or s.replay or (s.background is not None and ident in s.background):
                 return
             if s.cancelled is not None and seen[0] < s.cancelled and not s.flagged:
                 s.flagged = True
-                self._add(self._index, "cancel.order", f"a tool call update for {ident[1]!r} "
-                          f"after the idle that confirmed cancellation (message {s.cancelled})")
-            elif s.state == "requires_action" and not s.flagged and (
-                    not upsert or getattr(update, attr, None) == "in_progress"):
+                self._add(
+                    self._index,
+                    "cancel.order",
+                    f"a tool call update for {ident[1]!r} "
+                    f"after the idle that confirmed cancellation (message {s.cancelled})",
+                )
+            elif (
+                s.state == "requires_action"
+                and not s.flagged
+                and (not upsert or getattr(update, attr, None) == "in_progress")
+            ):
                 s.flagged = True
-                self._add(self._index, "foreground.resume", f"tool call {ident[1]!r} progresses "
-                          "while the session requires action, with no running first")
+                self._add(
+                    self._index,
+                    "foreground.resume",
+                    f"tool call {ident[1]!r} progresses "
+                    "while the session requires action, with no running first",
+                )
 
         return entity
 
@@ -494,36 +631,54 @@ class Checker:
                 if not prompt.active and prompt.candidate is None:
                     if prompt.answered:
                         del s.prompts["answered", prompt.index]
-                        self._add(self._index, rule, f"the accepted prompt of message "
-                                  f"{prompt.index} ended in idle with no running or "
-                                  "requires_action")
+                        self._add(
+                            self._index,
+                            rule,
+                            f"the accepted prompt of message "
+                            f"{prompt.index} ended in idle with no running or "
+                            "requires_action",
+                        )
                     else:
                         prompt.candidate = (self._index, rule)
 
         return state
 
     def _stop(self, s: _Session, reason: Any) -> None:
-        if (isinstance(reason, str) and reason not in self._stops and not reason.startswith("_")
-                and not _STANDARD_SPELLING.fullmatch(reason)):
-            self._add(self._index, "stop.custom", f"stop reason {reason!r} is not standard and "
-                      "does not begin with _")
+        if (
+            isinstance(reason, str)
+            and reason not in self._stops
+            and not reason.startswith("_")
+            and not _STANDARD_SPELLING.fullmatch(reason)
+        ):
+            self._add(
+                self._index,
+                "stop.custom",
+                f"stop reason {reason!r} is not standard and does not begin with _",
+            )
         if s.cancel is not None:
             if reason == ERROR:
-                self._add(self._index, "stop.cancelled", f"the work cancelled at message "
-                          f"{s.cancel} ended with the error stop reason")
+                self._add(
+                    self._index,
+                    "stop.cancelled",
+                    f"the work cancelled at message {s.cancel} ended with the error stop reason",
+                )
             s.cancelled = self._index if reason == CANCELLED else None
             s.cancel = None
         if s.failed:
             if reason != ERROR:
-                self._add(self._index, "stop.error", f"the work ended by a failed prompt stopped "
-                          f"with {reason!r}, not error")
+                self._add(
+                    self._index,
+                    "stop.error",
+                    f"the work ended by a failed prompt stopped with {reason!r}, not error",
+                )
             s.failed = False
 
     def _background(self, s: _Session, items: Any) -> None:
         if not isinstance(items, list):
             if s.reported:
-                self._add(self._index, "background.always", "a state update without the "
-                          "background list")
+                self._add(
+                    self._index, "background.always", "a state update without the background list"
+                )
             return
         s.reported = True
         listed: set[tuple[str, str]] = set()
@@ -536,18 +691,27 @@ class Checker:
         for ident in (s.background or set()) - listed:
             seen = s.first.get(ident)
             if ident[0] in self._finished and not (seen and seen[1]):
-                self._add(self._index, "background.finalize", f"{ident[0]} {ident[1]!r} left the "
-                          "list with no final status")
+                self._add(
+                    self._index,
+                    "background.finalize",
+                    f"{ident[0]} {ident[1]!r} left the list with no final status",
+                )
         s.background = listed
 
     def _listed(self, s: _Session, listed: set[tuple[str, str]], ident: tuple[str, str]) -> None:
         seen = s.first.get(ident)
         if seen is None:
-            self._add(self._index, "background.announce", f"{ident[0]} {ident[1]!r} is listed "
-                      "before any update announced it")
+            self._add(
+                self._index,
+                "background.announce",
+                f"{ident[0]} {ident[1]!r} is listed before any update announced it",
+            )
         elif seen[1] and ident[0] == TOOL:
-            self._add(self._index, "background.listed", f"tool call {ident[1]!r} is listed with "
-                      "a final status")
+            self._add(
+                self._index,
+                "background.listed",
+                f"tool call {ident[1]!r} is listed with a final status",
+            )
         listed.add(ident)
 
     def _add(self, index: int, rule: str, message: str, level: str | None = None) -> None:
@@ -589,15 +753,24 @@ def read(path: str) -> tuple[list[Any], list[int]]:
 
 def main(checker: type[Checker], argv: list[str] | None = None, prog: str | None = None) -> int:
     """Check a transcript file: exit 1 when a MUST is broken, 2 on bad input."""
-    parser = argparse.ArgumentParser(prog=prog, description="Check a recorded ACP transcript "
-                                     "against the v2 prompt lifecycle.")
-    parser.add_argument("file", help="JSONL: one JSON-RPC message, or {direction, message}, "
-                        "per line")
+    parser = argparse.ArgumentParser(
+        prog=prog, description="Check a recorded ACP transcript against the v2 prompt lifecycle."
+    )
+    parser.add_argument(
+        "file", help="JSONL: one JSON-RPC message, or {direction, message}, per line"
+    )
     parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--protocol", type=int, choices=(1, 2), help="protocol version "
-                        "[default: the transcript's initialize, else the package's]")
-    parser.add_argument("--partial", action="store_true", help="the recording stops mid-work: "
-                        "do not report work still active at its end")
+    parser.add_argument(
+        "--protocol",
+        type=int,
+        choices=(1, 2),
+        help="protocol version [default: the transcript's initialize, else the package's]",
+    )
+    parser.add_argument(
+        "--partial",
+        action="store_true",
+        help="the recording stops mid-work: do not report work still active at its end",
+    )
     args = parser.parse_args(argv)
     lines: list[int] = []
     try:
@@ -605,8 +778,11 @@ def main(checker: type[Checker], argv: list[str] | None = None, prog: str | None
         run = checker(args.protocol, complete=not args.partial)
         found = run.check(messages)
     except TranscriptError as exc:
-        where = f"{args.file}:{lines[exc.index]}: message {exc.index}: " if 0 <= exc.index < len(
-            lines) else ""
+        where = (
+            f"{args.file}:{lines[exc.index]}: message {exc.index}: "
+            if 0 <= exc.index < len(lines)
+            else ""
+        )
         print(f"error: {where}{exc}", file=sys.stderr)
         return 2
 
@@ -614,14 +790,27 @@ def main(checker: type[Checker], argv: list[str] | None = None, prog: str | None
         return lines[index] if 0 <= index < len(lines) else 0
 
     if args.format == "json":
-        print(json.dumps({"protocol": run.version, "rules": [r.id for r in run.rules],
-                          "violations": [{**v._asdict(), "line": line(v.index)} for v in found]},
-                         indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "protocol": run.version,
+                    "rules": [r.id for r in run.rules],
+                    "violations": [{**asdict(v), "line": line(v.index)} for v in found],
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
     else:
         for v in found:
-            print(f"{args.file}:{line(v.index)}: message {v.index}: {v.level} {v.rule}: "
-                  f"{v.message}. Spec: \"{v.sentence}\"")
+            print(
+                f"{args.file}:{line(v.index)}: message {v.index}: {v.level} {v.rule}: "
+                f'{v.message}. Spec: "{v.sentence}"'
+            )
         must = sum(v.level == "MUST" for v in found)
-        print(f"{len(found)} finding(s), {must} MUST broken; protocol v{run.version}, "
-              f"{len(run.rules)} rules checked", file=sys.stderr)
+        print(
+            f"{len(found)} finding(s), {must} MUST broken; protocol v{run.version}, "
+            f"{len(run.rules)} rules checked",
+            file=sys.stderr,
+        )
     return 1 if any(v.level == "MUST" for v in found) else 0

@@ -17,6 +17,7 @@ import json
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass
 from typing import Any, ClassVar, NamedTuple
 
 from ._state import Rules
@@ -178,7 +179,8 @@ _OTHER_SIDE = {"agent": "client", "client": "agent"}
 _STANDARD_SPELLING = re.compile(r"[a-z][a-z0-9_]*")
 
 
-class Violation(NamedTuple):
+@dataclass(frozen=True)
+class Violation:
     """One broken rule: the message (0-based index in the transcript) where it shows."""
 
     index: int
@@ -274,7 +276,7 @@ class Checker:
 
     STATE: ClassVar[Any]
     SIDES: ClassVar[Mapping[str, str]]
-    DECODE: ClassVar[Callable[[str], Any]]
+    DECODE: ClassVar[Callable[..., Any]]
 
     def __init__(self, version: int | None = None, complete: bool = True) -> None:
         rules: Rules = self.STATE.RULES
@@ -356,7 +358,7 @@ class Checker:
         else:
             raise TranscriptError(self._index, "neither a request, a notification nor a response")
 
-    def update(self, session_id: str, update: Any) -> None:
+    def update(self, session_id: Any, update: Any) -> None:
         """Take one decoded ``session/update`` the agent sent (the next message)."""
         handler = self._handler(update)
         if handler is not None:
@@ -404,7 +406,7 @@ class Checker:
             update = params.get("update")
             if isinstance(update, Mapping):
                 try:
-                    decoded = self.DECODE(json.dumps(update))
+                    decoded = type(self).DECODE(json.dumps(update))
                 except ValueError:  # malformed: the lifecycle rules have nothing to read
                     return
                 self.update(params.get("sessionId"), decoded)
@@ -795,7 +797,7 @@ def main(checker: type[Checker], argv: list[str] | None = None, prog: str | None
                 {
                     "protocol": run.version,
                     "rules": [r.id for r in run.rules],
-                    "violations": [{**v._asdict(), "line": line(v.index)} for v in found],
+                    "violations": [{**asdict(v), "line": line(v.index)} for v in found],
                 },
                 indent=2,
                 ensure_ascii=False,
