@@ -17,6 +17,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests import corpus
 from tests.conformance_cases import (
@@ -34,8 +36,10 @@ from tests.conformance_cases import (
     terminal,
     tool,
     turn,
+    user,
 )
 from tests.conftest import OWN_SCHEMA, GenerateFn
+from tests.test_session_state import COMMON_UPDATES
 
 SPEC = " ".join(corpus.SPEC.read_text(encoding="utf-8").split()) if corpus.SPEC.is_file() else ""
 
@@ -269,3 +273,42 @@ def test_the_docs_list_every_rule_with_its_sentence(pkg: ModuleType) -> None:
     )
     for rule in pkg.RULES:
         assert f"| `{rule.id}` | {rule.level} |" in doc and f'"{rule.sentence}"' in doc, rule.id
+
+
+# -- a model agent --------------------------------------------------------------------------
+
+def _model_output(update: dict[str, Any]) -> bool:
+    """What the model agent sends inside a turn: the reducer tests' random updates, less the
+    state updates it reports itself and the final tool statuses it never reopens."""
+    if update["sessionUpdate"] == "state_update":
+        return False
+    return not (update["sessionUpdate"] == "tool_call_update" and update["status"] == "completed")
+
+
+def _wrap(update: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "method": "session/update",
+            "params": {"sessionId": "s", "update": update}}
+
+
+MUTATIONS = {
+    "foreground.start": lambda t: [m for m in t if m is not t[1]],  # no running
+    "foreground.end": lambda t: t[:-1],  # no idle
+    "stop.custom": lambda t: [*t[:-1], idle("Done!")],
+    "prompt.nonempty": lambda t: [prompt(blocks=[]), *t[1:]],
+    "prompt.echo": lambda t: [m for m in t if m is not t[2]],  # no user message
+    "prompt.rejected": lambda t: [ok() if m is t[3] else m for m in t],  # no messageId
+}
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(stream=st.lists(COMMON_UPDATES.filter(_model_output), max_size=20),
+       mutation=st.sampled_from(sorted(MUTATIONS)))
+def test_a_model_agent_conforms_and_each_mutation_breaks_one_rule(
+        pkg: ModuleType, stream: list[dict[str, Any]], mutation: str) -> None:
+    """A turn around any random output stream conforms; one mutation of it breaks exactly
+    the rule it targets."""
+    turn = [prompt(), state("running"), user(), ok(messageId="u1"), *map(_wrap, stream),
+            idle()]
+    assert pkg.check(turn) == []
+    assert set(rules(pkg.check(MUTATIONS[mutation](turn)))) == {mutation}

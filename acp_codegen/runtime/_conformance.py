@@ -172,6 +172,7 @@ CANCELLED_CODE = -32800
 CONTENT_KINDS = ("agent_message", "agent_thought")
 TOOL, USER = "tool_call", "user_message"
 ERROR, CANCELLED = "error", "cancelled"
+_MISS = object()
 _OTHER_SIDE = {"agent": "client", "client": "agent"}
 #: How a future standard stop reason is spelled; a custom one starts with ``_``.
 _STANDARD_SPELLING = re.compile(r"[a-z][a-z0-9_]*")
@@ -288,7 +289,7 @@ class Checker:
         self._index = -1
         self._sessions: dict[str, _Session] = {}
         self._open: dict[tuple[str, Any], tuple[str, Any, Any]] = {}  # (sender, id) -> request
-        self._handlers = self._compile(rules)
+        self._handlers: dict[type[Any], Any] = self._compile(rules)
 
     @property
     def rules(self) -> tuple[Rule, ...]:
@@ -321,10 +322,13 @@ class Checker:
         return handlers
 
     def _handler(self, update: Any) -> Callable[[_Session, Any], None] | None:
-        handler = self._handlers.get(type(update))
-        if handler is None:  # a subclass holding undeclared properties
-            handler = next(filter(None, map(self._handlers.get, type(update).__mro__)), None)
-        return handler
+        cls = type(update)
+        handler = self._handlers.get(cls, _MISS)
+        if handler is _MISS:  # a class the tables do not name, or a subclass of one
+            handler = next(filter(None, map(self._handlers.get, cls.__mro__)), None)
+            self._handlers[cls] = handler  # one entry per class, whatever the stream
+        found: Callable[[_Session, Any], None] | None = handler
+        return found
 
     # -- feeding --------------------------------------------------------------------------
     def check(self, messages: Iterable[Any]) -> list[Violation]:
