@@ -111,6 +111,7 @@ class Builder:
             update_union=update_union,
             update_field=update_field,
             unenforced=tuple(sorted(set(self.unenforced.found), key=lambda f: (f[1], f[0]))),
+            sides=self._sides(),
         )
 
     def build_def(self, def_name: str) -> str:
@@ -320,6 +321,17 @@ class Builder:
                 if method == UPDATE_METHOD and kind == "notification" and py in self.reg.defs:
                     notification = py
         return tuple(methods), notification
+
+    def _sides(self) -> tuple[tuple[str, str], ...]:
+        """Every method of the whole schema (generated or not) with the side that handles
+        it, from ``x-side``; a method whose defs name two sides is left out."""
+        sides: dict[str, set[str]] = {}
+        for schema in self.loaded.defs.values():
+            if isinstance(schema, dict) and isinstance(schema.get("x-method"), str):
+                side = schema.get("x-side")
+                if isinstance(side, str):
+                    sides.setdefault(schema["x-method"], set()).add(side)
+        return tuple((m, next(iter(s))) for m, s in sorted(sides.items()) if len(s) == 1)
 
     def _update_union(self, notification: str | None) -> tuple[str | None, str | None]:
         if notification is None:

@@ -21,6 +21,7 @@ import click
 
 from . import __version__, config, emit, ondisk
 from .config import NamedJob, Overrides
+from .conform import conformance_command
 from .console import EXIT_STALE, Console, handles_bad_input, output_options
 from .diff.cli import diff_command
 from .errors import UsageError
@@ -313,6 +314,7 @@ def _check(results: list[Result], console: Console) -> None:
 
 main.add_command(inspect_command)
 main.add_command(diff_command)
+main.add_command(conformance_command)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -309,6 +309,9 @@ class Module:
     #: ``(keyword, pointer)`` of validation the job let through unenforced
     #: (``--allow-unenforced``; see `keywords`).
     unenforced: tuple[tuple[str, str], ...] = ()
+    #: ``(method, side that handles it)`` for every ``x-method`` of the schema, for
+    #: telling who sent a message (``conformance.py``).
+    sides: tuple[tuple[str, str], ...] = ()
     _index: dict[str, Def] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:

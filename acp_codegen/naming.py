@@ -96,7 +96,7 @@ METHOD_TABLE = API.methods
 DISPATCHER = API.dispatch
 #: ``state``: present when the schema's annotations describe a reducer.
 STATE_API = (API.entity, API.session_state)
-SUBMODULES = ("models", "codec", "dispatch", "state")
+SUBMODULES = ("models", "codec", "dispatch", "state", "conformance")
 #: Other module-level names of a generated package: its public API and submodules.
 PACKAGE_NAMES = frozenset(
     {API.type_var, API.variant_class, UPDATE_DECODER, NOTIFICATION_DECODER, METHOD_TABLE}

@@ -21,7 +21,7 @@ from . import (
 )
 from .errors import UsageError, printable
 from .format import FORMATTERS, LINE_LENGTH, format_sources, require
-from .target import MODULES, STATE_MODULE
+from .target import MODULES, STATE_MODULES
 from .targets import TARGETS
 
 __all__ = ["FORMATTERS", "LINE_LENGTH", "TARGETS", "Job", "generate"]
@@ -222,8 +222,9 @@ def generate(
         "title": module.title or "ACP bindings",
         "library_imports": view.library_imports,
         "spec": spec,
+        "sides": module.sides,
     }
-    modules = MODULES + ((STATE_MODULE,) if spec is not None else ())
+    modules = MODULES + (STATE_MODULES if spec is not None else ())
     files = render.render(modules, context, target.name, job.templates)
     header = render.header(record, target.name, job.templates)
     for name, source in target.runtime_files(spec is not None).items():

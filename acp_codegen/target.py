@@ -51,11 +51,12 @@ RUNTIME_CONTRACT = {
     "is_request": "whether a JSON-RPC message is a request (it has an id)",
 }
 
-#: The generated modules every target renders (``state.py`` too when the schema has a reducer).
+#: The generated modules every target renders (`STATE_MODULES` too when the schema has a
+#: reducer).
 MODULES = ("__init__.py", "models.py", "dispatch.py", "codec.py", "_provenance.py")
-STATE_MODULE = "state.py"
-#: Shared runtime files (in ``acp_codegen/runtime/``) that ``state.py`` imports.
-STATE_RUNTIME = ("_state.py", "_handlers.py")
+STATE_MODULES = ("state.py", "conformance.py")
+#: Shared runtime files (in ``acp_codegen/runtime/``) that `STATE_MODULES` import.
+STATE_RUNTIME = ("_state.py", "_handlers.py", "_conformance.py")
 
 
 @dataclass(frozen=True)
