@@ -277,9 +277,6 @@ class SessionState:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "RULES" in cls.__dict__:
-            from ._handlers import compile_rules  # the handlers module imports this one
-
-            cls._FACTORIES = compile_rules(cls.RULES)
             cls._FINISHED = {
                 rule.kind: rule.finished
                 for rule in cls.RULES.entities.values()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from . import _runtime as _rt
 from . import _state
+from ._handlers import compile_rules
 from ._state import Entity
 from .models import (
     AgentMessage,
@@ -404,3 +405,4 @@ class SessionState(_state.SessionState):
     """
 
     RULES = _RULES
+    _FACTORIES = compile_rules(_RULES)
