@@ -8,6 +8,7 @@ Each revision is built once and shared between pairs, so the sweep stays fast.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from functools import cache
@@ -172,3 +173,28 @@ def test_readme_shows_real_output(monkeypatch: pytest.MonkeyPatch) -> None:
     result = CliRunner().invoke(main, match.group(1).split()[1:])
     assert result.exit_code == 0, result.output
     assert result.stdout == match.group(2)
+
+
+#: The last release of each line before the November revisions, its 2026-11-02 successor,
+#: and what the diff counts (breaking, additive, cosmetic).
+UPGRADES = [
+    ("v1", "2026-08-20", (0, 11, 0)),
+    ("v2", "2026-08-20", (11, 47, 1)),
+    ("v2-unstable", "2026-08-20", (11, 48, 1)),
+]
+
+
+def _last_of(key: str, day: str) -> str:
+    revisions = [r for r in corpus.schemas() if r.at(corpus.NEWEST[key])]
+    return [r.file for r in revisions if r.file.split("/")[1].startswith(day)][-1]
+
+
+@pytest.mark.parametrize(("key", "day", "counts"), UPGRADES, ids=[u[0] for u in UPGRADES])
+def test_the_november_upgrade_of_each_line(key: str, day: str, counts: tuple[int, ...]) -> None:
+    old, new = _last_of(key, day), _last_of(key, "2026-11-02")
+    result = CliRunner().invoke(
+        main, ["diff", str(corpus.SCHEMAS / old), str(corpus.SCHEMAS / new), "--format", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)["summary"]
+    assert (summary["breaking"], summary["additive"], summary["cosmetic"]) == counts, (old, new)
