@@ -33,9 +33,9 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -149,7 +149,7 @@ def _sweep(file: str, folder: str, scratch: Path, targets: tuple[str, ...]) -> l
     if result.exit_code != 0:
         return every("crash", f"exit {result.exit_code}: {stderr[:300]!r}")
     outcomes = []
-    for target, out in zip(targets, outs):
+    for target, out in zip(targets, outs, strict=True):
         package = out.name
         try:
             outcome = _exercise(file, folder, schema, package, scratch)

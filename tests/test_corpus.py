@@ -1,12 +1,13 @@
 """The corpus sweep as a test: every published schema revision generates, or fails cleanly.
 
 Runs `tests.corpus_sweep` once over the revisions ``$ACP_SHARED/acp-schemas/MANIFEST.tsv``
-lists (two worker processes, each revision read once for all its targets) and checks the acceptance rules on every target: each v1
-and v2 revision generates, imports, and decodes and re-encodes its sample payloads. On
-the default target the v0 revisions are swept too: at least 95% of them generate, and
-each other one is refused with exit code 2 and one ``error at <file>#<pointer>:
-<construct>`` line. No tracebacks, no hangs. Every expectation is read from the
-manifest, so a new row is swept, and counted, with no edit here.
+lists (two worker processes, each revision read once for all its targets) and checks
+the acceptance rules on every target: each v1 and v2 revision generates, imports, and
+decodes and re-encodes its sample payloads. On the default target the v0 revisions are
+swept too: at least 95% of them generate, and each other one is refused with exit code
+2 and one ``error at <file>#<pointer>: <construct>`` line. No tracebacks, no hangs.
+Every expectation is read from the manifest, so a new row is swept, and counted, with
+no edit here.
 """
 
 from __future__ import annotations
