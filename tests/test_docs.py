@@ -497,3 +497,37 @@ def test_inspect_prints_the_union_as_the_package_treats_it() -> None:
     assert "SessionUpdate  tag 'sessionUpdate', open: unknown tags -> UnknownSessionUpdate" in shown
     closed = CliRunner().invoke(main, ["inspect", schema, "--closed"]).stdout
     assert "SessionUpdate  tag 'sessionUpdate', closed" in closed
+
+
+def test_default_on_null_and_fields_bodies_read_as_documented(tmp_path: Path) -> None:
+    """docs/annotations.md: under x-deserialize-default-on-null a null array reads as [] with
+    a repair and another wrong kind is still an error; docs/api.md: with --all on the newest
+    v2 unstable schema, the variant is ToolCallUpdate and the shared body ToolCallUpdateFields."""
+    corpus.require()
+    from acp_codegen import emit
+    from acp_codegen.pipeline import Job, generate
+
+    annotations = (REPO / "docs" / "annotations.md").read_text(encoding="utf-8")
+    assert "`x-deserialize-default-on-null`" in annotations
+    api = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
+    assert "`ToolCallUpdateFields` is what a" in api
+    schema = corpus.newest(corpus.NEWEST["v2-unstable"])
+    assert schema.name.startswith("2026-11-02_")
+    name = "docs_v2_unstable_all"
+    emit.write_tree(tmp_path / name, generate(Job(schema, tmp_path / name, name, take_all=True)))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        pkg = importlib.import_module(name)
+    finally:
+        sys.path.remove(str(tmp_path))
+    repairs: list[object] = []
+    wire = b'{"cwd": "/w", "mcpServers": null}'
+    request = pkg.decode(wire, pkg.NewSessionRequest, repairs=repairs)
+    assert request.mcp_servers == [] and [(r.path, r.action) for r in repairs] == [
+        ("$.mcpServers", "defaulted")
+    ]
+    with pytest.raises(pkg.DecodeError):
+        pkg.decode(b'{"cwd": "/w", "mcpServers": 5}', pkg.NewSessionRequest)
+    assert pkg.SESSION_UPDATE_VARIANTS["tool_call_update"] is pkg.ToolCallUpdate
+    subject = pkg.ToolCallPermissionSubject.__annotations__["tool_call"]
+    assert "ToolCallUpdateFields" in str(subject)
