@@ -1,7 +1,7 @@
 """What a bench run prints: the machine and versions, then per section its samples and figures.
 
-`text` is for the terminal; `markdown` renders the figures as the table the
-README's Performance section shows.
+`text` is for the terminal; `markdown` renders the figures as the page
+`bench/RESULTS.md`: the run's date, machine and versions, then one table.
 """
 
 from __future__ import annotations
