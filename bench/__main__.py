@@ -100,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
                 sections += done
                 print(report.text(done), flush=True)
     if args.markdown:
-        args.markdown.write_text(report.markdown(sections) + "\n", encoding="utf-8")
+        page = report.markdown(sections, rounds, args.smoke)
+        args.markdown.write_text(page + "\n", encoding="utf-8")
     missed = [row for s in sections for row in s.rows if row.met is False]
     print(
         f"\n{len(missed)} goal(s) not met" + "".join(f"\n  - {r.figure}: {r.label}" for r in missed)
