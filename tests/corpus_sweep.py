@@ -70,6 +70,8 @@ class Outcome:
     samples: int = 0
     failures: list[str] = field(default_factory=list)
     target: str = "msgspec"
+    #: What the package's `SessionState` made of one message chunk (`state_check`).
+    state: str = ""
 
 
 class _Timeout(Exception):
@@ -197,7 +199,28 @@ def _exercise(file: str, folder: str, schema: Path, package: str, scratch: Path)
             failures.append(f"decode_notification: {type(exc).__name__}: {exc}"[:300])
     if failures:
         return Outcome(file, folder, "crash", failures[0][:300], 0, samples, failures[:20])
-    return Outcome(file, folder, "ok", "", 0, samples)
+    return Outcome(file, folder, "ok", "", 0, samples, state=state_check(pkg))
+
+
+#: An agent message chunk, which every v1 and v2 revision's reducer keeps as an entity.
+CHUNK = {"sessionUpdate": "agent_message_chunk", "messageId": "m",
+         "content": {"type": "text", "text": "hi"}}
+
+
+def state_check(pkg: ModuleType) -> str:
+    """``ok`` when the package's `SessionState` reduces `CHUNK` into an agent message,
+    ``none`` when the package has no reducer, else what went wrong."""
+    if not hasattr(pkg, "SessionState"):
+        return "none"
+    try:
+        state = pkg.SessionState()
+        state.apply(pkg.decode_update(json.dumps(CHUNK)))
+        content = [b.text for b in state.get("agent_message", "m").content]
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"[:300]
+    if state.timeline != [("agent_message", "m")] or content != ["hi"]:
+        return f"reduced to {state.timeline!r} holding {content!r}"
+    return "ok"
 
 
 def _runtime_type(pkg: ModuleType, def_name: str) -> Any:

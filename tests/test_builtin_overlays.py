@@ -9,16 +9,14 @@ the entry, and the package is generated without `SessionState` and one line sayi
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
-from acp_codegen import accept, emit, ir, load, overlay
+from acp_codegen import accept, ir, load, overlay
 from acp_codegen.cli import main
 from acp_codegen.errors import SchemaError
 from acp_codegen.pipeline import Job, generate
@@ -70,28 +68,6 @@ def test_no_schema_satisfies_both_guards() -> None:
             if all(overlay._guard_holds(loaded.document, g) for g in b.guard)
         ]
         assert len(holding) <= 1, (revision.file, holding)
-
-
-@pytest.mark.parametrize("folder", ["v1", "v2"])
-def test_every_revision_generates_a_working_session_state(folder: str, tmp_path: Path) -> None:
-    """With no flags, every revision's package has a `SessionState` that reduces a chunk."""
-    sys.path.insert(0, str(tmp_path))
-    try:
-        for index, path in enumerate(revisions(folder)):
-            name = f"cover_{folder}_{index}"
-            notes: list[str] = []
-            files = generate(Job(path, tmp_path / name, name, formatter="none"), notes)
-            assert "state.py" in files and notes == [], (path.name, notes)
-            emit.write_tree(tmp_path / name, files)
-            pkg = importlib.import_module(name)
-            state = pkg.SessionState()
-            chunk = {"sessionUpdate": "agent_message_chunk", "messageId": "m",
-                     "content": {"type": "text", "text": "hi"}}
-            state.apply(pkg.decode_update(json.dumps(chunk)))
-            assert state.timeline == [("agent_message", "m")], path.name
-            assert [b.text for b in state.get("agent_message", "m").content] == ["hi"]
-    finally:
-        sys.path.remove(str(tmp_path))
 
 
 def without_variant(source: Path, tag: str, target: Path) -> Path:

@@ -73,6 +73,17 @@ def test_the_newest_revisions_generate(swept: tuple[str, list[corpus_sweep.Outco
         assert by_file[newest].status == "ok", (target, by_file[newest])
 
 
+def test_every_v1_and_v2_package_has_a_working_session_state(
+    swept: tuple[str, list[corpus_sweep.Outcome]],
+) -> None:
+    """With no flags, the built-in overlays give every v1 and v2 package a reducer that
+    keeps a message chunk."""
+    _, outcomes = swept
+    checked = [o for o in outcomes if o.folder in ("v1", "v2")]
+    assert checked
+    assert [(o.file, o.state) for o in checked if o.state != "ok"] == []
+
+
 def test_no_crash_and_no_hang(swept: tuple[str, list[corpus_sweep.Outcome]]) -> None:
     _, outcomes = swept
     bad = [f"{o.file}: {o.status}: {o.detail}" for o in outcomes if o.status in ("crash", "hang")]
