@@ -164,7 +164,7 @@ class NativeOpenStrEnum(str, enum.Enum):
 
     __hash__ = str.__hash__
     __str__ = str.__str__
-    __format__ = str.__format__
+    __format__ = str.__format__  # type: ignore[assignment]
 
     @classmethod
     def _missing_(cls, value: object) -> Any:
@@ -194,7 +194,7 @@ class NativeOpenIntEnum(enum.IntEnum):
 
     __hash__ = int.__hash__
     __str__ = int.__repr__  # as on Python 3.11+, where `IntEnum` prints as the number
-    __format__ = int.__format__
+    __format__ = int.__format__  # type: ignore[assignment]
 
     @classmethod
     def _missing_(cls, value: object) -> Any:

@@ -11,8 +11,10 @@ written in, so a streamed chunk costs a handful of dict and list operations.
 
 from __future__ import annotations
 
+import base64
 import binascii
 import keyword
+import sys
 from collections.abc import Callable, Iterator
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -116,7 +118,9 @@ def _id_getter(rule: EntityRule) -> Callable[[Any], Any]:
 def _b64(text: Any) -> bytes | None:
     """Strictly decoded base64, or None when `text` is not base64."""
     try:
-        return binascii.a2b_base64(text, strict_mode=True)
+        if sys.version_info >= (3, 11):
+            return binascii.a2b_base64(text, strict_mode=True)
+        return base64.b64decode(text, validate=True)  # 3.10: the same alphabet and padding
     except (binascii.Error, TypeError, ValueError):
         return None
 
