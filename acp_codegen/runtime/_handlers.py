@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import binascii
 import keyword
-import sys
 from collections.abc import Callable, Iterator
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -115,10 +114,8 @@ def _id_getter(rule: EntityRule) -> Callable[[Any], Any]:
 
 def _b64(text: Any) -> bytes | None:
     """Strictly decoded base64, or None when `text` is not base64."""
-    try:
-        if sys.version_info >= (3, 11):
-            return binascii.a2b_base64(text, strict_mode=True)
-        return base64.b64decode(text, validate=True)  # 3.10: the same alphabet and padding
+    try:  # (what ``binascii.a2b_base64(strict_mode=True)`` reads; Python 3.10 lacks it)
+        return base64.b64decode(text, validate=True)
     except (binascii.Error, TypeError, ValueError):
         return None
 
