@@ -349,8 +349,14 @@ def override(job: Job, flags: Overrides) -> Job:
 
 def job_from_flags(flags: Overrides) -> Job:
     if flags.schema is None:
+        found = find_pyproject(Path.cwd())
+        if found is None:
+            raise UsageError(
+                f"no pyproject.toml found from {Path.cwd()} upward, and no --schema given "
+                "(see: acp-codegen generate --help)"
+            )
         raise UsageError(
-            f"no --schema given and no [{TABLE}] table in pyproject.toml "
+            f"no --schema given and no [{TABLE}] table in {found} "
             "(see: acp-codegen generate --help)"
         )
     package = flags.package

@@ -270,7 +270,7 @@ def render_text(summary: dict[str, Any]) -> str:
     is_flag=True,
     help="Keep the schema's own openness for every union and enum, as generate --closed.",
 )
-@output_options
+@output_options(quiet="Print nothing but errors (a bad schema still exits 2).")
 @handles_bad_input
 def inspect_command(
     schema: Path,

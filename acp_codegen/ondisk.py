@@ -53,9 +53,15 @@ def read_tree(out: Path) -> dict[str, str]:
     return files
 
 
-def diff_tree(out: Path, files: dict[str, str]) -> str:
-    """Unified diff from what is on disk to `files`; empty when they match."""
+def diff_tree(out: Path, files: dict[str, str], root: Path | None = None) -> str:
+    """Unified diff from what is on disk to `files`; empty when they match.
+
+    File names are relative to `root` (``a/src/app/acp/models.py``), so ``git apply``
+    run there applies the diff; with no `root`, or an `out` outside it, to `out`'s parent.
+    """
     out = resolve(out)
+    top = resolve(root) if root is not None else out.parent
+    label = out.relative_to(top).as_posix() if out.is_relative_to(top) else out.name
     current = read_tree(out)
     chunks: list[str] = []
     for rel in sorted(set(current) | set(files)):
@@ -66,8 +72,8 @@ def diff_tree(out: Path, files: dict[str, str]) -> str:
             difflib.unified_diff(
                 (old or "").splitlines(keepends=True),
                 (new or "").splitlines(keepends=True),
-                fromfile=f"a/{out.name}/{rel}" if old is not None else "/dev/null",
-                tofile=f"b/{out.name}/{rel}" if new is not None else "/dev/null",
+                fromfile=f"a/{label}/{rel}" if old is not None else "/dev/null",
+                tofile=f"b/{label}/{rel}" if new is not None else "/dev/null",
             )
         )
     return "".join(chunks)

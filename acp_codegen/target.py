@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from importlib import resources
 from importlib.abc import Traversable
 
-from . import ir
+from . import installs, ir
 from .errors import UsageError
 from .views import View
 
@@ -33,6 +33,7 @@ RUNTIME_CONTRACT = {
     "UNSET": "the value of an omitted optional field (public)",
     "UnsetType": "its type (public)",
     "DecodeError": "the one exception decoding raises (public)",
+    "Handler": "base of the generated handler class: warns of unused on_* overrides",
     "Method": "a row of the METHODS table: side, params and result types",
     "OpenStrEnum": "base of a string enum that keeps unknown values",
     "OpenIntEnum": "base of an integer enum that keeps unknown values",
@@ -85,7 +86,8 @@ class Target:
     lower: Callable[[ir.Module, bool], View]
     #: Shared runtime files this target's package carries besides `STATE_RUNTIME`.
     shared: tuple[str, ...] = ("_base.py", "_read.py")
-    #: A library the generator itself imports for this target, and the extra that installs it.
+    #: A library the generator requires for this target (it refuses the target without it),
+    #: and the extra of acp-codegen that pins it.
     requires: tuple[str, str] | None = None
     #: How many levels deep definitions may name one another: the library builds a model
     #: type by recursing once per level. `accept` refuses, on every target, a chain deeper
@@ -114,9 +116,9 @@ class Target:
         try:
             importlib.import_module(library)
         except ImportError:
+            command = installs.install_hint(installs.requirement(extra, library))
             raise UsageError(
-                f"--target {self.name} needs {library}, which is not installed; "
-                f"run: pip install 'acp-codegen[{extra}]'"
+                f"--target {self.name} needs {library}, which is not installed; run: {command}"
             ) from None
 
     def runtime_dir(self) -> Traversable:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from acp_codegen import installs
 from acp_codegen.cli import main
 from acp_codegen.targets import TARGETS
 from tests.userproject import REPO, codegen_env
@@ -184,9 +185,10 @@ def test_black_without_black_installed_is_one_line(tmp_path: Path) -> None:
         check=False,
     )
     assert proc.returncode == 2
+    hint = installs.install_hint(installs.requirement("black", "black"))
     assert proc.stderr == (
-        "error: --formatter black needs black, which is not installed: "
-        "pip install 'acp-codegen[black]' (or choose --formatter ruff)\n"
+        f"error: --formatter black needs black, which is not installed; run: {hint} "
+        "(or choose --formatter ruff)\n"
     )
     assert not (tmp_path / "p").exists()
 

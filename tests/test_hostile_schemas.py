@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from acp_codegen import installs
 from acp_codegen.cli import main
 from acp_codegen.limits import strictest_chain
 from acp_codegen.load import MAX_SCHEMA_BYTES
@@ -797,7 +798,7 @@ main(sys.argv[1:])
 
 
 @pytest.mark.parametrize("command", ["generate", "check"])
-def test_pydantic_target_without_pydantic_names_the_extra(command: str, tmp_path: Path) -> None:
+def test_pydantic_target_without_pydantic_names_the_install(command: str, tmp_path: Path) -> None:
     schema = tmp_path / "schema.json"
     schema.write_bytes(_json(base()))
     out = tmp_path / "pkg"
@@ -810,10 +811,9 @@ def test_pydantic_target_without_pydantic_names_the_extra(command: str, tmp_path
         check=False,
     )
     line = _one_line_exit_2(result)
-    assert line == (
-        "error: --target pydantic needs pydantic, which is not installed; "
-        "run: pip install 'acp-codegen[pydantic]'"
-    )
+    hint = installs.install_hint(installs.requirement("pydantic", "pydantic"))
+    assert hint.endswith(" -m pip install pydantic==2.13.4")  # the tests run in a venv
+    assert line == f"error: --target pydantic needs pydantic, which is not installed; run: {hint}"
     assert not out.exists()
 
 

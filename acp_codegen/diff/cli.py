@@ -73,7 +73,7 @@ Exit codes: 0 compared (whatever was found); 1 --fail-on found such a change;
     help="Insert that section under FILE's title (before its first ## section); "
     "creates FILE if needed.",
 )
-@output_options
+@output_options(quiet="Print only the one-line summary (nothing with --changelog-file).")
 @handles_bad_input
 def diff_command(
     old: Path,

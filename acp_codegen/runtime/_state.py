@@ -12,6 +12,10 @@ update class are compiled from those tables by ``_handlers.py``.
 
 from __future__ import annotations
 
+import base64
+import json
+import sys
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar, NamedTuple
 
@@ -26,6 +30,7 @@ __all__ = [
     "SessionState",
     "SnapshotRule",
     "StateRule",
+    "main",
 ]
 
 
@@ -203,6 +208,9 @@ class SessionState:
     """
 
     RULES: ClassVar[Rules]
+    #: The package's ``decode_update`` and ``encode`` (staticmethods of the generated class).
+    DECODE: ClassVar[Any]
+    ENCODE: ClassVar[Any]
 
     def __init__(self) -> None:
         #: (kind, id) -> entity, and ("unknown", n) -> a kept unknown update, in timeline
@@ -298,3 +306,84 @@ class SessionState:
     def replay(self) -> Iterator[Any]:
         """Every stored update in receive order (live-only events excluded)."""
         return iter(self.history)
+
+    # -- showing --------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        counts = dict(Counter(kind for kind, _ in self._entities))
+        stop = None if self.stop_reason is None else str(self.stop_reason)
+        return (
+            f"{type(self).__name__}(state={self.state!r}, stop_reason={stop!r}, entities="
+            f"{counts!r}, updates={len(self.history)}, last={list(self._entities)[-3:]!r})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The state as plain JSON data (``json.dumps`` takes it): model values are written
+        as the package's `encode` writes them, undeclared properties included; gathered
+        bytes are base64 text, as on the wire."""
+        timeline = [
+            {"kind": kind, "id": id, "fields": self._json(entry.field_values())}
+            if type(entry) is Entity  # else a kept unknown update
+            else {"kind": kind, "id": id, "update": self._json(entry)}
+            for (kind, id), entry in self._entities.items()
+        ]
+        slots = {name: self._json(slot.field_values()) for name, slot in self._slots.items()}
+        return {
+            "state": self.state,
+            "stop_reason": self._json(self.stop_reason),
+            "error": self._json(self.error),
+            "slots": slots,
+            "timeline": timeline,
+        }
+
+    def _json(self, value: Any) -> Any:
+        value = value.value if type(value) is Appended else value
+        if isinstance(value, bytes):
+            return base64.b64encode(value).decode("ascii")
+        if type(value) is dict:
+            return {name: self._json(item) for name, item in value.items()}
+        return None if value is None else json.loads(self.ENCODE(value))
+
+
+def _update_of(record: Any) -> Any:
+    """The update in one JSONL record: a ``session/update`` notification, its params, or
+    the bare update."""
+    if isinstance(record, dict) and "method" in record:
+        if record["method"] != "session/update":
+            raise ValueError(f"method {record['method']!r} is not session/update")
+        record = record.get("params")
+    if isinstance(record, dict) and "update" in record and "sessionUpdate" not in record:
+        record = record["update"]
+    if not isinstance(record, dict):
+        raise TypeError("not a session/update notification, its params or an update")
+    return record
+
+
+def main(cls: type[SessionState], argv: list[str]) -> int:
+    """``python -m <package>.state [--json] FILE.jsonl``: replay a recorded stream.
+
+    Each non-blank line is one JSON record: a whole ``session/update`` notification, its
+    ``params`` (``{"sessionId": ..., "update": {...}}``) or a bare update. The final state
+    is printed as its repr, or with ``--json`` as `to_dict`. A file that cannot be read or
+    a line that does not decode prints one line (``FILE:LINE: why``) and returns 2.
+    """
+    as_json = argv[:1] == ["--json"]
+    if len(argv) != 1 + as_json:
+        module = cls.ENCODE.__module__.replace(".codec", ".state")  # not __main__
+        print(f"usage: python -m {module} [--json] FILE.jsonl", file=sys.stderr)
+        return 2
+    path, state = argv[-1], cls()
+    try:
+        with open(path, "rb") as file:
+            records = file.read().splitlines()
+    except OSError as exc:
+        print(f"{path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    for number, line in enumerate(records, 1):
+        try:
+            if line.strip():
+                state.apply(cls.DECODE(json.dumps(_update_of(json.loads(line)))))
+        except (TypeError, ValueError) as exc:  # bad JSON or text, a bad record, a DecodeError
+            print(f"{path}:{number}: {str(exc).splitlines()[0]}", file=sys.stderr)
+            return 2
+    print(json.dumps(state.to_dict(), indent=2) if as_json else repr(state))
+    return 0

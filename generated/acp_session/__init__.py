@@ -4,8 +4,11 @@
 
 Decode with `decode_update` / `decode_notification`, encode with `encode`,
 route updates with `dispatch`. Omitted optional fields read as `UNSET`,
-explicit JSON nulls as `None`.
+explicit JSON nulls as `None`. Runs on Python 3.10 and newer.
 """
+
+import importlib
+import typing
 
 from ._runtime import UNSET, DecodeError, UnsetType
 from .codec import (
@@ -166,7 +169,9 @@ from .models import (
     UserMessage,
     UserMessageChunk,
 )
-from .state import Entity, SessionState
+
+if typing.TYPE_CHECKING:
+    from .state import Entity, SessionState
 
 __all__ = [
     "AVAILABLE_COMMAND_INPUT_VARIANTS",
@@ -327,3 +332,11 @@ __all__ = [
     "encode",
     "extra_fields",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # `state` is imported on first use, so ``python -m <package>.state`` runs it only once.
+    if name in ("Entity", "SessionState") or name == "state":
+        state = importlib.import_module(f"{__name__}.state")
+        return state if name == "state" else getattr(state, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 import math
 import re
+import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar, NamedTuple
 
@@ -22,6 +23,7 @@ __all__ = [
     "SHORT",
     "Bounded",
     "DecodeError",
+    "Handler",
     "Method",
     "NativeOpenIntEnum",
     "NativeOpenStrEnum",
@@ -29,6 +31,7 @@ __all__ = [
     "OpenStrEnum",
     "TaggedUnion",
     "UnknownVariant",
+    "UnusedHandlerWarning",
     "check_depth",
     "check_text",
     "finite_float",
@@ -63,6 +66,26 @@ class Method(NamedTuple):
     side: str
     params: Any
     result: Any
+
+
+class UnusedHandlerWarning(UserWarning):
+    """A handler subclass defines an ``on_*`` method that `dispatch` never calls."""
+
+
+class Handler:
+    """Base of the generated handler class (one ``on_<tag>`` per member): a subclass of that
+    class gets an `UnusedHandlerWarning` for each ``on_*`` method it lacks."""
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        generated = next((b for b in cls.__mro__[1:] if Handler in b.__bases__), None)
+        if generated is None:  # the generated class itself
+            return
+        for name in vars(cls):
+            if name.startswith("on_") and name != "on_unknown" and not hasattr(generated, name):
+                why = f"{generated.__name__} has no {name[3:]!r} member (an older schema's?)"
+                message = f"{cls.__qualname__}.{name} is never called: {why}"
+                warnings.warn(message, UnusedHandlerWarning, stacklevel=2)
 
 
 # -- open enums ---------------------------------------------------------------------------
@@ -128,17 +151,20 @@ class OpenIntEnum(_OpenEnum, int):
 # -- open enums on the ``enum`` module (the msgspec and dataclasses targets) -------------
 
 
-class NativeOpenStrEnum(enum.StrEnum):
+class NativeOpenStrEnum(str, enum.Enum):
     """A string enum that keeps values it does not know.
 
     Known values are its members; any other string becomes an instance of the same
     class (through `_missing_`, which msgspec and the ``enum`` module call themselves,
-    so decoding and encoding stay native, without a hook). Instances compare and hash
-    as the plain string. Values starting with ``_`` are extensions, other unknown values
-    are reserved for future protocol versions.
+    so decoding and encoding stay native, without a hook). Instances compare, hash,
+    print and format as the plain string (what ``enum.StrEnum`` does, spelled so that
+    Python 3.10 has it too). Values starting with ``_`` are extensions, other unknown
+    values are reserved for future protocol versions.
     """
 
     __hash__ = str.__hash__
+    __str__ = str.__str__
+    __format__ = str.__format__  # type: ignore[assignment]
 
     @classmethod
     def _missing_(cls, value: object) -> Any:
@@ -167,6 +193,8 @@ class NativeOpenIntEnum(enum.IntEnum):
     see `NativeOpenStrEnum`. Unknown values are all reserved for the future."""
 
     __hash__ = int.__hash__
+    __str__ = int.__repr__  # as on Python 3.11+, where `IntEnum` prints as the number
+    __format__ = int.__format__  # type: ignore[assignment]
 
     @classmethod
     def _missing_(cls, value: object) -> Any:

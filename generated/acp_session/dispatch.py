@@ -220,10 +220,11 @@ METHODS: dict[str, _rt.Method] = {
 }
 
 
-class SessionUpdateHandler:
+class SessionUpdateHandler(_rt.Handler):
     """Receives each `SessionUpdate` through `dispatch`.
 
-    Override the ``on_*`` methods you need; the others do nothing.
+    Override the ``on_*`` methods you need; the others do nothing. A subclass defining
+    an ``on_*`` method that no member has gets a `_runtime.UnusedHandlerWarning`.
     """
 
     def on_user_message_chunk(self, update: UserMessageChunk) -> None:

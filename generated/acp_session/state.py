@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from . import _runtime as _rt
 from . import _state
+from . import codec as _codec
 from ._handlers import compile_rules
 from ._state import Entity
 from .models import (
@@ -406,3 +407,11 @@ class SessionState(_state.SessionState):
 
     RULES = _RULES
     _FACTORIES = compile_rules(_RULES)
+    DECODE = staticmethod(_codec.decode_update)
+    ENCODE = staticmethod(_codec.encode)
+
+
+if __name__ == "__main__":  # python -m <package>.state [--json] FILE.jsonl
+    import sys
+
+    sys.exit(_state.main(SessionState, sys.argv[1:]))

@@ -227,7 +227,8 @@ def _field_specs(cls: type[Any]) -> tuple[Field, ...]:
         if not required:
             tp = _without_unset(tp)
         if rest:
-            tp = typing.Annotated[(tp, *rest)]
+            annotated = (tp, *rest)
+            tp = typing.Annotated[annotated]
         out.append(
             Field(
                 f.name,

@@ -9,11 +9,20 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import sys
 import typing
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ._base import NativeOpenIntEnum, NativeOpenStrEnum, TaggedUnion
+
+# A project whose ruff targets 3.11+ calls this block outdated (UP036); on 3.10 it is not.
+if sys.version_info >= (3, 11):  # noqa: UP036, RUF100
+    from typing import dataclass_transform
+else:  # Python 3.10: the decorator only informs type checkers
+
+    def dataclass_transform(**_: Any) -> Any:
+        return lambda cls: cls
 
 
 class UnsetType:
@@ -75,7 +84,7 @@ def field(*, wire: str, default: Any = dataclasses.MISSING) -> Any:
     return dataclasses.field(default=default, metadata={_WIRE: wire})
 
 
-@typing.dataclass_transform(kw_only_default=True, field_specifiers=(field,))
+@dataclass_transform(kw_only_default=True, field_specifiers=(field,))
 class Model:
     """Base of every generated class: each subclass is made a keyword-only dataclass.
 

@@ -121,7 +121,7 @@ class PydanticLeaves(Leaves):
         def check(value: Any) -> None:
             shape = list[Any] if isinstance(value, list) else dict[str, Any]
             try:
-                adapter(typing.Annotated[shape, *metas]).validate_python(value)
+                adapter(typing.Annotated[(shape, *metas)]).validate_python(value)
             except pydantic.ValidationError as exc:
                 raise ValueError(_first_error(exc)[0]) from None
 
@@ -160,7 +160,7 @@ def _field_specs(cls: type[pydantic.BaseModel]) -> tuple[Field, ...]:
     out = []
     for attr, info in cls.model_fields.items():
         meta = [m for m in info.metadata if not isinstance(m, Lenient | SkipInvalid | NullEmpty)]
-        tp: Any = typing.Annotated[info.annotation, *meta] if meta else info.annotation
+        tp: Any = typing.Annotated[(info.annotation, *meta)] if meta else info.annotation
         found = next((m for m in info.metadata if isinstance(m, Lenient)), None)
         out.append(
             Field(

@@ -4,7 +4,7 @@
 
 Decode with `decode_update` / `decode_notification`, encode with `encode`,
 route updates with `dispatch`. Omitted optional fields read as `UNSET`,
-explicit JSON nulls as `None`.
+explicit JSON nulls as `None`. Runs on Python 3.10 and newer.
 """
 
 from ._runtime import UNSET, DecodeError, UnsetType

@@ -44,10 +44,11 @@ METHODS: dict[str, _rt.Method] = {
 }
 
 
-class UpdateHandler:
+class UpdateHandler(_rt.Handler):
     """Receives each `Update` through `dispatch`.
 
-    Override the ``on_*`` methods you need; the others do nothing.
+    Override the ``on_*`` methods you need; the others do nothing. A subclass defining
+    an ``on_*`` method that no member has gets a `_runtime.UnusedHandlerWarning`.
     """
 
     def on_plan(self, update: Plan) -> None:

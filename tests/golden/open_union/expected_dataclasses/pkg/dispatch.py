@@ -36,10 +36,11 @@ METHODS: dict[str, _rt.Method] = {
 }
 
 
-class EventHandler:
+class EventHandler(_rt.Handler):
     """Receives each `Event` through `dispatch`.
 
-    Override the ``on_*`` methods you need; the others do nothing.
+    Override the ``on_*`` methods you need; the others do nothing. A subclass defining
+    an ``on_*`` method that no member has gets a `_runtime.UnusedHandlerWarning`.
     """
 
     def on_text_chunk(self, update: TextChunk) -> None:
