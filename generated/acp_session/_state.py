@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import json
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar, NamedTuple
@@ -32,7 +31,6 @@ __all__ = [
     "SessionState",
     "SnapshotRule",
     "StateRule",
-    "main",
 ]
 
 
@@ -344,48 +342,3 @@ class SessionState:
         if type(value) is dict:
             return {name: self._json(item) for name, item in value.items()}
         return None if value is None else json.loads(self.ENCODE(value))
-
-
-def _update_of(record: Any) -> Any:
-    """The update in one JSONL record: a ``session/update`` notification, its params, or
-    the bare update."""
-    if isinstance(record, dict) and "method" in record:
-        if record["method"] != "session/update":
-            raise ValueError(f"method {record['method']!r} is not session/update")
-        record = record.get("params")
-    if isinstance(record, dict) and "update" in record and "sessionUpdate" not in record:
-        record = record["update"]
-    if not isinstance(record, dict):
-        raise TypeError("not a session/update notification, its params or an update")
-    return record
-
-
-def main(cls: type[SessionState], argv: list[str]) -> int:
-    """``python -m <package>.state [--json] FILE.jsonl``: replay a recorded stream.
-
-    Each non-blank line is one JSON record: a whole ``session/update`` notification, its
-    ``params`` (``{"sessionId": ..., "update": {...}}``) or a bare update. The final state
-    is printed as its repr, or with ``--json`` as `to_dict`. A file that cannot be read or
-    a line that does not decode prints one line (``FILE:LINE: why``) and returns 2.
-    """
-    as_json = argv[:1] == ["--json"]
-    if len(argv) != 1 + as_json:
-        module = cls.ENCODE.__module__.replace(".codec", ".state")  # not __main__
-        print(f"usage: python -m {module} [--json] FILE.jsonl", file=sys.stderr)
-        return 2
-    path, state = argv[-1], cls()
-    try:
-        with open(path, "rb") as file:
-            records = file.read().splitlines()
-    except OSError as exc:
-        print(f"{path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    for number, line in enumerate(records, 1):
-        try:
-            if line.strip():
-                state.apply(cls.DECODE(json.dumps(_update_of(json.loads(line)))))
-        except (TypeError, ValueError) as exc:  # bad JSON or text, a bad record, a DecodeError
-            print(f"{path}:{number}: {str(exc).splitlines()[0]}", file=sys.stderr)
-            return 2
-    print(json.dumps(state.to_dict(), indent=2) if as_json else repr(state))
-    return 0

@@ -414,4 +414,6 @@ class SessionState(_state.SessionState):
 if __name__ == "__main__":  # python -m <package>.state [--json] FILE.jsonl
     import sys
 
-    sys.exit(_state.main(SessionState, sys.argv[1:]))
+    from ._conformance import replay
+
+    sys.exit(replay(SessionState, sys.argv[1:]))
