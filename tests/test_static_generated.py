@@ -27,12 +27,11 @@ def packages(make_package: Callable[..., ModuleType], generated_root: Path) -> l
     names = []
     for key in KEYS:
         name = "pub_" + key.replace("-", "_")
-        make_package(corpus.newest(corpus.NEWEST[key]), name, take_all=True)
-        names.append(name)
+        names.append(make_package(corpus.newest(corpus.NEWEST[key]), name, take_all=True).__name__)
     # The stdlib target's models are dataclasses made by a `dataclass_transform` base.
     newest = corpus.newest(corpus.NEWEST[KEYS[-1]])
-    make_package(newest, "pub_static", take_all=True, target="dataclasses")
-    names.append("pub_static_dataclasses")
+    pkg = make_package(newest, "pub_static", take_all=True, target="dataclasses")
+    names.append(pkg.__name__)
     return names
 
 

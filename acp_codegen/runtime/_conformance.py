@@ -822,6 +822,7 @@ def main(checker: type[Checker], argv: list[str] | None = None, prog: str | None
 
 # -- replaying a recorded stream into a SessionState -------------------------------------
 
+
 def _update_of(record: Any) -> Any:
     """The update in one JSONL record: a ``session/update`` notification, its params, or
     the bare update."""

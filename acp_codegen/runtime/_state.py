@@ -340,4 +340,3 @@ class SessionState:
         if type(value) is dict:
             return {name: self._json(item) for name, item in value.items()}
         return None if value is None else json.loads(self.ENCODE(value))
-
