@@ -1,12 +1,12 @@
 """Corpus sweep: every published ACP schema revision through the real CLI.
 
 For each schema in ``$ACP_SHARED/acp-schemas`` this runs ``acp-codegen generate``
-in a worker process, with one job (``all = true``) per target the schema is swept for,
-so the schema is read once however many targets there are. It imports each package
-written, and decodes
-repeatable sample payloads made by `tests.instances` from the raw schema: one
-per union member and a full and a minimal one per other definition, plus the
-``session/update`` envelope. Each decoded sample must encode back to the same
+in a worker process, with one job (``all = true``, no formatter) per target the schema
+is swept for, so the schema is read once however many targets there are. It imports
+each package written, and decodes repeatable sample payloads made by `tests.instances`
+from the raw schema: one per union member and a full and a minimal one per other
+definition, plus the ``session/update`` envelope. Each decoded sample must encode back
+to the same
 JSON. A revision ends, on each target, as
 
 - ``ok``: generated, imported, every sample decoded and round-tripped;
@@ -118,6 +118,9 @@ def _config(schema: Path, scratch: Path, file: str, targets: tuple[str, ...]) ->
             f'package = "{package}"',
             f'target = "{target}"',
             "all = true",
+            # Layout is the goldens' and the determinism tests' concern; the sweep checks
+            # what the code does, so it skips the formatter's process per job.
+            'formatter = "none"',
         ]
     path = scratch / f"{_package_name(file, 'config')}.toml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
