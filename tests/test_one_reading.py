@@ -115,7 +115,8 @@ def test_every_way_of_decoding_gives_the_same_outcome(
     outcomes: tuple[list[Any], dict[str, list[Any]]],
 ) -> None:
     cases, found = outcomes
-    assert len(cases) > 2 * MUTATIONS
+    # (the few mutations past 200 kB are left to the fuzz test; nearly all are kept)
+    assert len(cases) > 1.8 * MUTATIONS
     fresh = found["fresh"]
     assert len(fresh) == len(cases)
     for mode in ("primed", "threads", "cold"):
