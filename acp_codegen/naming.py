@@ -55,7 +55,9 @@ def target_modules(folder: Path = _TARGETS) -> frozenset[str]:
 #: Modules the generated files import by name (the templates' own, then every target's);
 #: a class or a struct attribute with one of these names would shadow the module for the
 #: code after it.
-GENERATED_MODULES = frozenset({"enum", "importlib", "typing", "typing_extensions"}) | target_modules()
+GENERATED_MODULES = (
+    frozenset({"enum", "importlib", "typing", "typing_extensions"}) | target_modules()
+)
 #: Attributes some target's model base class defines (`target.Target.model_attributes`): a
 #: field named like one would hide it, so it moves off the name on every target alike.
 MODEL_ATTRIBUTES = declared("model_attributes")

@@ -182,7 +182,8 @@ def test_each_target_folder_declares_its_modules_for_naming(tmp_path: Path) -> N
     from acp_codegen.targets import TARGETS
 
     declared = {m for t in TARGETS.values() for m in t.modules}
-    assert naming.GENERATED_MODULES == {"enum", "importlib", "typing", "typing_extensions"} | declared
+    templates = {"enum", "importlib", "typing", "typing_extensions"}
+    assert naming.GENERATED_MODULES == templates | declared
     made_up = tmp_path / "mylib"
     made_up.mkdir()
     (made_up / "__init__.py").write_text(
