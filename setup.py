@@ -1,4 +1,5 @@
-"""Package layout that pyproject.toml alone cannot say: templates/ ships inside the package.
+"""Package layout that pyproject.toml alone cannot say: templates/ and schema/ ship inside
+the package (the schema is the default of ``acp-codegen conformance``).
 
 Everything else (metadata, dependencies, package data globs) is in pyproject.toml.
 """
@@ -6,6 +7,10 @@ Everything else (metadata, dependencies, package data globs) is in pyproject.tom
 from setuptools import find_packages, setup
 
 setup(
-    packages=[*find_packages(include=["acp_codegen*"]), "acp_codegen.templates"],
-    package_dir={"acp_codegen.templates": "templates"},
+    packages=[
+        *find_packages(include=["acp_codegen*"]),
+        "acp_codegen.templates",
+        "acp_codegen.schema",
+    ],
+    package_dir={"acp_codegen.templates": "templates", "acp_codegen.schema": "schema"},
 )

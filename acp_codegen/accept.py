@@ -38,6 +38,8 @@ class Annotations:
     closed_all: bool = False
     #: ... or only for these unions and enums; all others are opened (`opening`).
     closed: tuple[str, ...] = ()
+    #: Validation keywords no target enforces that may pass anyway (`keywords.ALLOWABLE`).
+    allow_unenforced: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -125,5 +127,5 @@ def accept(
 def _build_open(
     loaded: load.LoadedSchema, roots: tuple[str, ...], take_all: bool, how: Annotations
 ) -> ir.Module:
-    module = build.build(loaded, roots, take_all)
+    module = build.build(loaded, roots, take_all, frozenset(how.allow_unenforced))
     return opening.open_module(module, how.closed_all, how.closed)

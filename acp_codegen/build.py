@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from . import idioms, ir, limits, naming, unions
+from . import idioms, ir, keywords, limits, naming, unions
 from .errors import SchemaError, join_pointer
 from .limits import ANNOTATION_PREFIX
 from .load import REF_PREFIX, LoadedSchema, iter_refs
@@ -61,11 +61,22 @@ def closure(loaded: LoadedSchema, names: list[str]) -> list[str]:
     return sorted(seen)
 
 
-def build(loaded: LoadedSchema, roots: tuple[str, ...] = (), take_all: bool = False) -> ir.Module:
-    """Build the IR for the selected definitions and everything they reference."""
+def build(
+    loaded: LoadedSchema,
+    roots: tuple[str, ...] = (),
+    take_all: bool = False,
+    allow_unenforced: frozenset[str] = frozenset(),
+) -> ir.Module:
+    """Build the IR for the selected definitions and everything they reference.
+
+    Validation no target enforces is refused (`keywords`) unless its keyword is in
+    `allow_unenforced`; what was let through is listed in `ir.Module.unenforced`.
+    """
     names = closure(loaded, select_roots(loaded, roots, take_all))
     limits.check(loaded.defs, names, loaded.source)
-    return Builder(loaded).run(names)
+    unenforced = keywords.Unenforced(allow_unenforced, loaded.source)
+    keywords.check(loaded.defs, names, unenforced)
+    return Builder(loaded, unenforced).run(names)
 
 
 class Builder:
@@ -75,12 +86,14 @@ class Builder:
     that receive it together with this object as their way to build nested nodes.
     """
 
-    def __init__(self, loaded: LoadedSchema) -> None:
+    def __init__(self, loaded: LoadedSchema, unenforced: keywords.Unenforced) -> None:
         self.loaded = loaded
         self.reg = Registry(loaded)
+        self.unenforced = unenforced
 
     # -- driver ---------------------------------------------------------------------------
     def run(self, names: list[str]) -> ir.Module:
+        self.reg.count_refs(names)
         unions.scan_nested(self.reg, names)
         for name in names:
             self.build_def(name)
@@ -97,6 +110,8 @@ class Builder:
             notification=notification,
             update_union=update_union,
             update_field=update_field,
+            unenforced=tuple(sorted(set(self.unenforced.found), key=lambda f: (f[1], f[0]))),
+            sides=self._sides(),
         )
 
     def build_def(self, def_name: str) -> str:
@@ -148,13 +163,14 @@ class Builder:
         pointer: str,
         skip: frozenset[str] = frozenset(),
         depth: int = 0,
-    ) -> tuple[list[tuple[str, Any, str]], set[str]]:
-        """Collect ``(wire, schema, pointer)`` properties and required names from an
-        object schema, its ``allOf`` parts and an early-era sibling ``$ref``."""
+    ) -> tuple[list[tuple[str, Any, str]], dict[str, str]]:
+        """Collect ``(wire, schema, pointer)`` properties and required names (with the
+        pointer of the first entry naming each) from an object schema, its ``allOf``
+        parts and an early-era sibling ``$ref``."""
         if depth > 16:
             raise self.reg.error("allOf/$ref chain is cyclic or too deep", pointer)
         props: list[tuple[str, Any, str]] = []
-        required: set[str] = set()
+        required: dict[str, str] = {}
         own = schema.get("properties", {})
         if not isinstance(own, dict):
             raise self.reg.error(
@@ -168,7 +184,8 @@ class Builder:
             raise self.reg.error(
                 "required must be a list of strings", join_pointer(pointer, "required")
             )
-        required.update(req)
+        for index, name in enumerate(req):
+            required.setdefault(name, join_pointer(pointer, "required", index))
         inherited: list[tuple[dict[str, Any], str]] = []
         if "$ref" in schema and ("properties" in schema or "allOf" in schema):
             _, target = self.reg.ref_name(schema["$ref"], join_pointer(pointer, "$ref"))
@@ -189,7 +206,7 @@ class Builder:
             sub_props, sub_req = self.object_parts(target, where, skip, depth + 1)
             known = {p[0] for p in props}
             props.extend(p for p in sub_props if p[0] not in known)
-            required.update(sub_req)
+            required = sub_req | required
         parts = idioms.union_members(schema)
         if parts and "properties" in schema:
             # Alternatives mixed into an object ("exactly one of these shapes") are
@@ -221,7 +238,13 @@ class Builder:
             extra_props, extra_req = self.object_parts(extra, pointer, skip)
             known = {p[0] for p in props}
             props = [p for p in extra_props if p[0] not in known] + props
-            required |= extra_req
+            required = extra_req | required
+        declared = {p[0] for p in props} | skip | {f.wire for f in fixed}
+        for wire, where in required.items():
+            if wire not in declared:
+                self.unenforced.meet(
+                    "required", f"required names {wire!r}, which is not a declared property", where
+                )
         fields = list(fixed)
         seen = {f.attr: f.pointer for f in fields}
         for wire, sub, where in props:
@@ -259,8 +282,21 @@ class Builder:
             default_on_error=schema.get("x-deserialize-default-on-error") is True
             and (not required or _is_array(expr)),
             skip_invalid_items=schema.get("x-deserialize-skip-invalid-items") is True,
+            default_on_null=self._default_on_null(schema, expr, pointer),
             annotations=annotations_of(schema),
         )
+
+    def _default_on_null(self, schema: dict[str, Any], expr: ir.TypeExpr, pointer: str) -> bool:
+        """``x-deserialize-default-on-null``: a null reads as an empty array or map, so the
+        flag needs a type that has one (and that does not take null as a value itself)."""
+        if schema.get("x-deserialize-default-on-null") is not True:
+            return False
+        if not isinstance(expr, ir.ListOf | ir.MapOf):
+            raise self.reg.error(
+                "x-deserialize-default-on-null needs a non-nullable array or map",
+                join_pointer(pointer, "x-deserialize-default-on-null"),
+            )
+        return True
 
     def inline_union(
         self, schema: dict[str, Any], pointer: str, context: str, parts: tuple[str, list[Any]]
@@ -285,6 +321,17 @@ class Builder:
                 if method == UPDATE_METHOD and kind == "notification" and py in self.reg.defs:
                     notification = py
         return tuple(methods), notification
+
+    def _sides(self) -> tuple[tuple[str, str], ...]:
+        """Every method of the whole schema (generated or not) with the side that handles
+        it, from ``x-side``; a method whose defs name two sides is left out."""
+        sides: dict[str, set[str]] = {}
+        for schema in self.loaded.defs.values():
+            if isinstance(schema, dict) and isinstance(schema.get("x-method"), str):
+                side = schema.get("x-side")
+                if isinstance(side, str):
+                    sides.setdefault(schema["x-method"], set()).add(side)
+        return tuple((m, next(iter(s))) for m, s in sorted(sides.items()) if len(s) == 1)
 
     def _update_union(self, notification: str | None) -> tuple[str | None, str | None]:
         if notification is None:

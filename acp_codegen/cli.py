@@ -11,6 +11,7 @@ Bad input prints one line naming what and where, never a traceback.
 
 from __future__ import annotations
 
+import difflib
 import sys
 import time
 from collections.abc import Callable
@@ -19,14 +20,16 @@ from typing import Any
 
 import click
 
-from . import __version__, config, emit
+from . import __version__, config, emit, ondisk
 from .config import NamedJob, Overrides
+from .conform import conformance_command
 from .console import EXIT_STALE, Console, handles_bad_input, output_options
 from .diff.cli import diff_command
-from .errors import UsageError
+from .errors import UsageError, printable
 from .format import LINE_LENGTH, LINE_LENGTHS
 from .inspect import inspect_command
-from .pipeline import FORMATTERS, TARGETS, generate
+from .keywords import ALLOWABLE
+from .pipeline import FORMATTERS, TARGETS, Acceptances, generate
 
 __all__ = ["job_options", "main"]
 
@@ -113,10 +116,20 @@ def _options(verb: str) -> list[Callable[[Callable[..., Any]], Callable[..., Any
             help="Drop undeclared object properties on decode instead of keeping them.",
         ),
         click.option(
+            "--allow-unenforced",
+            "allow_unenforced",
+            multiple=True,
+            type=click.Choice(ALLOWABLE),
+            metavar="KEYWORD",
+            help="Generate although the schema uses this validation keyword, which no target "
+            "enforces (repeatable; each use is warned about and recorded in _provenance.py). "
+            f"One of: {', '.join(ALLOWABLE)}.",
+        ),
+        click.option(
             "--formatter",
             type=click.Choice(FORMATTERS),
-            help="Format with the pinned ruff, with black (pip install 'acp-codegen[black]'), "
-            "or not at all. [default: ruff]",
+            help="Format with the pinned ruff, with the pinned black (installed beside "
+            "acp-codegen: the error names the command), or not at all. [default: ruff]",
         ),
         click.option(
             "--line-length",
@@ -151,6 +164,7 @@ def _jobs(kwargs: dict[str, Any]) -> list[NamedJob]:
         closed_all=kwargs["closed_all"],
         closed=kwargs["closed"],
         drop_unknown_fields=kwargs["drop_unknown_fields"],
+        allow_unenforced=kwargs["allow_unenforced"],
     )
     loaded = config.load(kwargs["config_path"])
     return config.select(loaded, kwargs["job_names"], flags)
@@ -166,12 +180,13 @@ def _generate_all(jobs: list[NamedJob], console: Console) -> list[Result]:
     printed once the job is written or checked, so a failed run prints only its error.
     """
     results = []
+    seen: Acceptances = {}
     for index, named in enumerate(jobs, 1):
         console.progress(index, len(jobs), f"{named.name}: {named.job.schema}")
         started = time.perf_counter()
         notes: list[str] = []
         try:
-            files = generate(named.job, notes)
+            files = generate(named.job, notes, seen)
         except UsageError as exc:
             if len(jobs) > 1:
                 raise UsageError(f"job {named.name!r}: {exc}") from None
@@ -205,11 +220,30 @@ Exit codes: 0 success; 1 stale (check), or a change found (diff --fail-on);
 2 bad input: one line on stderr, no traceback."""
 
 
+class _Commands(click.Group):
+    """The command group; a mistyped command gets the nearest name (``gen`` -> generate)."""
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError:
+            typed, names = args[0] if args else "", self.list_commands(ctx)
+            near = [n for n in names if typed and n.startswith(typed)]
+            near = near or difflib.get_close_matches(typed, names, n=1, cutoff=0.5)
+            if len(near) != 1 or typed in names:
+                raise
+            raise click.UsageError(
+                f"No such command {typed!r}. Did you mean {near[0]!r}?", ctx
+            ) from None
+
+
 @click.group(
-    context_settings={"help_option_names": ["-h", "--help"]}, epilog=_CONFIG + "\n" + _EXIT_ALL
+    cls=_Commands,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=_CONFIG + "\n" + _EXIT_ALL,
 )
 @click.version_option(__version__, "-V", "--version", prog_name="acp-codegen")
-@output_options
+@output_options(quiet="Print less: what each command's own --quiet keeps.")
 def main() -> None:
     """Generate typed Python bindings for ACP session/update from its JSON Schema.
 
@@ -277,29 +311,39 @@ def _check(results: list[Result], console: Console) -> None:
     stale = 0
     for named, files, _notes in results:
         job = named.job
-        state = emit.tree_state(job.out)
+        state = ondisk.tree_state(job.out)
         if state == "foreign":
             raise UsageError(
-                f"{job.out} was not made by acp-codegen (it has files but no {emit.MARKER}); "
+                f"{job.out} was not made by acp-codegen (it has files but no {ondisk.MARKER}); "
                 "check compares only generated packages: point --out at one"
             )
         if state == "missing":
             stale += 1
             console.notice(f"{job.out} does not exist yet. Run: {job.regenerate_command()}")
             continue
-        diff = emit.diff_tree(job.out, files)
+        diff = ondisk.diff_tree(job.out, files, job.header_root())
         if not diff:
             console.info(f"{job.out} is up to date", fg="green")
             continue
         stale += 1
         console.diff(diff)
-        console.notice(f"{job.out} is out of date. Run: {job.regenerate_command()}")
+        strays = ondisk.strays(job.out, files)  # `generate` refuses these without --force
+        if strays:
+            shown = ", ".join(printable(f) for f in strays[:5])
+            more = f" and {len(strays) - 5} more" if len(strays) > 5 else ""
+            console.notice(
+                f"{job.out}: these files are not ours: {shown}{more} "
+                f"({job.regenerate_command()} --force replaces them)"
+            )
+        else:
+            console.notice(f"{job.out} is out of date. Run: {job.regenerate_command()}")
     if stale:
         sys.exit(EXIT_STALE)
 
 
 main.add_command(inspect_command)
 main.add_command(diff_command)
+main.add_command(conformance_command)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -17,9 +17,10 @@ last part of ``out``), ``target``, ``formatter``, ``line_length``, ``roots``,
 ``all``, ``overlays`` (files adding ``x-acp-*`` annotations), ``builtin_overlay``
 (false turns off the built-in v1/v2 overlay), ``closed`` (``true``, or a list of union
 and enum names that keep the schema's own openness instead of being open),
-``keep_unknown_fields`` (``false`` drops undeclared properties) and ``templates`` (a
-folder of templates replacing the built-in ones by file name). Paths are relative to the
-pyproject.toml that holds them. Command-line flags override the keys of every
+``keep_unknown_fields`` (``false`` drops undeclared properties), ``templates`` (a
+folder of templates replacing the built-in ones by file name) and ``allow_unenforced``
+(validation keywords no target enforces that generate anyway, with a warning). Paths
+are relative to the pyproject.toml that holds them. Command-line flags override the keys of every
 selected job. Every mistake is a `UsageError` whose one line names the file,
 the table and the key.
 """
@@ -29,12 +30,15 @@ from __future__ import annotations
 import difflib
 import os
 import tomllib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import UsageError
+from .errors import SchemaError, UsageError
 from .format import LINE_LENGTH, LINE_LENGTHS
+from .keywords import ALLOWABLE
+from .limits import CONTROL
+from .load import read_capped
 from .pipeline import FORMATTERS, Job, check_package_name, package_name_problem
 
 TABLE = "tool.acp-codegen"
@@ -50,6 +54,7 @@ JOB_KEYS = (
     "builtin_overlay",
     "closed",
     "keep_unknown_fields",
+    "allow_unenforced",
 )
 
 
@@ -79,26 +84,10 @@ class Overrides:
     closed: tuple[str, ...] = ()
     drop_unknown_fields: bool = False
     templates: Path | None = None
+    allow_unenforced: tuple[str, ...] = ()
 
     def any(self) -> bool:
-        return any(
-            (
-                self.schema,
-                self.out,
-                self.package,
-                self.roots,
-                self.take_all,
-                self.target,
-                self.formatter,
-                self.overlays,
-                self.line_length,
-                self.no_builtin_overlay,
-                self.closed_all,
-                self.closed,
-                self.drop_unknown_fields,
-                self.templates,
-            )
-        )
+        return any(getattr(self, f.name) for f in fields(self))
 
 
 @dataclass(frozen=True)
@@ -127,13 +116,14 @@ def load(path: Path | None = None, cwd: Path | None = None) -> Config | None:
     path = path if path is not None else find_pyproject(cwd)
     if path is None:
         return None
+    if not os.path.lexists(path):
+        raise UsageError(f"config file {path} does not exist")
     try:
-        with open(path, "rb") as handle:
-            document = tomllib.load(handle)
-    except FileNotFoundError:
-        raise UsageError(f"config file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from None
+        document = tomllib.loads(read_capped(path, "config").decode("utf-8"))
+    except SchemaError as exc:
+        raise UsageError(f"{path}: {exc.message}") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path}: invalid TOML: {exc}") from None
     table = document.get("tool", {}).get("acp-codegen")
@@ -145,14 +135,42 @@ def load(path: Path | None = None, cwd: Path | None = None) -> Config | None:
     if not isinstance(table, dict):
         raise UsageError(f"{where}: [{TABLE}] must be a table")
     base = _relative_base(path.parent, cwd)
-    return Config(path, tuple(_jobs(table, where, base)))
+    jobs = _jobs(table, where, base, path.parent)
+    _check_outs(jobs, where)
+    return Config(path, tuple(jobs))
 
 
-def _jobs(table: dict[str, Any], where: str, base: Path) -> list[NamedJob]:
+def _check_outs(jobs: list[NamedJob], where: str) -> None:
+    """Refuse two jobs writing to one folder, or one inside the other's: each run replaces
+    its folder whole, so the second would undo the first (or delete it outright)."""
+    real = [(named, Path(os.path.realpath(named.job.out))) for named in jobs]
+    for index, (first, one) in enumerate(real):
+        for second, two in real[index + 1 :]:
+            if one == two:
+                raise UsageError(
+                    f"{where}: {_table(first)} and {_table(second)} have the same out folder "
+                    f"({first.job.out.as_posix()}); give each job a folder of its own"
+                )
+            inner, outer = (first, second) if two in one.parents else (second, first)
+            if one in two.parents or two in one.parents:
+                raise UsageError(
+                    f"{where}: the out folder of {_table(inner)} ({inner.job.out.as_posix()}) "
+                    f"lies inside that of {_table(outer)} ({outer.job.out.as_posix()}); "
+                    "give each job a folder of its own"
+                )
+
+
+def _table(named: NamedJob) -> str:
+    return f"[{TABLE}.jobs.{named.name}]"
+
+
+def _jobs(table: dict[str, Any], where: str, base: Path, root: Path) -> list[NamedJob]:
+    """The jobs of the table; `base` is the config's folder as paths are given from the
+    working directory, `root` the same folder for file headers."""
     if "jobs" not in table:
         if not table:
             raise UsageError(f"{where}: [{TABLE}] is empty; give schema and out, or jobs")
-        return [NamedJob("default", _job(table, f"{where}: [{TABLE}]", base))]
+        return [NamedJob("default", _job(table, f"{where}: [{TABLE}]", base, root))]
     if extra := sorted(set(table) - {"jobs"}):
         raise UsageError(
             f"{where}: [{TABLE}] key {extra[0]!r} cannot sit beside 'jobs'; "
@@ -166,11 +184,11 @@ def _jobs(table: dict[str, Any], where: str, base: Path) -> list[NamedJob]:
         label = f"{where}: [{TABLE}.jobs.{name}]"
         if not isinstance(entry, dict):
             raise UsageError(f"{label} must be a table of job keys")
-        named.append(NamedJob(name, _job(entry, label, base)))
+        named.append(NamedJob(name, _job(entry, label, base, root)))
     return named
 
 
-def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
+def _job(entry: dict[str, Any], label: str, base: Path, root: Path) -> Job:
     for key in entry:
         if key not in JOB_KEYS:
             close = difflib.get_close_matches(key, JOB_KEYS, n=1)
@@ -182,12 +200,17 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
     for key in ("schema", "out"):
         if key not in entry:
             raise UsageError(f"{label} is missing the required key {key!r}")
+    for key in ("schema", "out", "templates"):
+        if key in entry:
+            check_path(entry[key], f"{label} key {key!r}")
     roots = entry.get("roots", [])
     if not isinstance(roots, list) or not all(isinstance(r, str) and r for r in roots):
         raise UsageError(f"{label} key 'roots' must be a list of definition names")
     overlays = entry.get("overlays", [])
     if not isinstance(overlays, list) or not all(isinstance(o, str) and o for o in overlays):
         raise UsageError(f"{label} key 'overlays' must be a list of file paths")
+    for index, path in enumerate(overlays):
+        check_path(path, f"{label} key 'overlays' entry {index}")
     take_all = entry.get("all", False)
     if not isinstance(take_all, bool):
         raise UsageError(f"{label} key 'all' must be true or false")
@@ -199,6 +222,11 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
         isinstance(closed, list) and all(isinstance(c, str) and c for c in closed)
     ):
         raise UsageError(f"{label} key 'closed' must be true, false or a list of type names")
+    allow = entry.get("allow_unenforced", [])
+    if not isinstance(allow, list) or not all(a in ALLOWABLE for a in allow):
+        raise UsageError(
+            f"{label} key 'allow_unenforced' must be a list of keywords ({', '.join(ALLOWABLE)})"
+        )
     keep = entry.get("keep_unknown_fields", True)
     if not isinstance(keep, bool):
         raise UsageError(f"{label} key 'keep_unknown_fields' must be true or false")
@@ -239,7 +267,27 @@ def _job(entry: dict[str, Any], label: str, base: Path) -> Job:
         keep_unknown_fields=keep,
         templates=base / entry["templates"] if "templates" in entry else None,
         command=CONFIG_COMMAND,
+        root=root,
+        allow_unenforced=tuple(allow),
     )
+
+
+def check_path(path: str, what: str) -> None:
+    """Refuse a path holding a control character: a NUL cannot reach the file system at
+    all, and the others only ever arrive by mistake (or to fool a terminal)."""
+    found = CONTROL.search(path)
+    if found is not None:
+        raise UsageError(
+            f"{what} holds the control character U+{ord(found.group()):04X}, "
+            "which no path acp-codegen reads or writes may hold"
+        )
+
+
+def _check_flag_paths(flags: Overrides) -> None:
+    named = [("--schema", flags.schema), ("--out", flags.out), ("--templates", flags.templates)]
+    for option, path in [*named, *(("--overlay", o) for o in flags.overlays)]:
+        if path is not None:
+            check_path(str(path), option)
 
 
 def select(config: Config | None, names: tuple[str, ...], flags: Overrides) -> list[NamedJob]:
@@ -249,6 +297,7 @@ def select(config: Config | None, names: tuple[str, ...], flags: Overrides) -> l
     describe one job: a schema named on the command line starts a job of its own
     rather than taking over the roots and overlays of the project's jobs.
     """
+    _check_flag_paths(flags)
     if config is not None and flags.schema and not names:
         return [NamedJob("cli", job_from_flags(flags))]
     if config is None:
@@ -293,14 +342,21 @@ def override(job: Job, flags: Overrides) -> Job:
         closed=flags.closed or job.closed,
         keep_unknown_fields=job.keep_unknown_fields and not flags.drop_unknown_fields,
         templates=flags.templates or job.templates,
+        allow_unenforced=flags.allow_unenforced or job.allow_unenforced,
         command="",
     )
 
 
 def job_from_flags(flags: Overrides) -> Job:
     if flags.schema is None:
+        found = find_pyproject(Path.cwd())
+        if found is None:
+            raise UsageError(
+                f"no pyproject.toml found from {Path.cwd()} upward, and no --schema given "
+                "(see: acp-codegen generate --help)"
+            )
         raise UsageError(
-            f"no --schema given and no [{TABLE}] table in pyproject.toml "
+            f"no --schema given and no [{TABLE}] table in {found} "
             "(see: acp-codegen generate --help)"
         )
     package = flags.package
@@ -321,6 +377,7 @@ def job_from_flags(flags: Overrides) -> Job:
         closed=flags.closed,
         keep_unknown_fields=not flags.drop_unknown_fields,
         templates=flags.templates,
+        allow_unenforced=flags.allow_unenforced,
     )
 
 

@@ -60,24 +60,28 @@ def overlay_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., An
     )
 
 
-def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Add ``-q/--quiet`` and ``-v/--verbose``; accepted on the group and on commands."""
-    func = click.option(
-        "-v",
-        "--verbose",
-        is_flag=True,
-        expose_value=False,
-        callback=_remember,
-        help="Also print details and timings (on stderr).",
-    )(func)
-    return click.option(
-        "-q",
-        "--quiet",
-        is_flag=True,
-        expose_value=False,
-        callback=_remember,
-        help="Print only errors and stale notices.",
-    )(func)
+def output_options(
+    func: Callable[..., Any] | None = None, *, quiet: str = "Print only errors and stale notices."
+) -> Any:
+    """Add ``-q/--quiet`` and ``-v/--verbose``; accepted on the group and on commands.
+
+    `quiet` says what ``--quiet`` keeps for the command at hand (``@output_options(quiet=...)``).
+    """
+
+    def add(func: Callable[..., Any]) -> Callable[..., Any]:
+        func = click.option(
+            "-v",
+            "--verbose",
+            is_flag=True,
+            expose_value=False,
+            callback=_remember,
+            help="Also print details and timings (on stderr).",
+        )(func)
+        return click.option(
+            "-q", "--quiet", is_flag=True, expose_value=False, callback=_remember, help=quiet
+        )(func)
+
+    return add if func is None else add(func)
 
 
 class Console:

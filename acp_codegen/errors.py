@@ -43,4 +43,7 @@ def escape_pointer_token(token: str) -> str:
 
 def join_pointer(base: str, *tokens: str | int) -> str:
     """Append reference tokens to a JSON pointer."""
-    return base + "".join("/" + escape_pointer_token(str(t)) for t in tokens)
+    for token in tokens:
+        text = token if type(token) is str else str(token)
+        base += "/" + (escape_pointer_token(text) if "~" in text or "/" in text else text)
+    return base

@@ -16,6 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from . import installs
 from .errors import SchemaError, UsageError
 
 #: ``ruff`` runs the pinned ruff; ``black`` needs the ``black`` extra; ``none`` formats nothing.
@@ -36,9 +37,10 @@ def require(formatter: str) -> None:
     if formatter not in FORMATTERS:
         raise UsageError(f"unknown formatter {formatter!r} (available: {', '.join(FORMATTERS)})")
     if formatter == "black" and importlib.util.find_spec("black") is None:
+        command = installs.install_hint(installs.requirement("black", "black"))
         raise UsageError(
-            "--formatter black needs black, which is not installed: "
-            "pip install 'acp-codegen[black]' (or choose --formatter ruff)"
+            f"--formatter black needs black, which is not installed; run: {command} "
+            "(or choose --formatter ruff)"
         )
 
 

@@ -12,19 +12,6 @@ from typing import Any
 
 #: Keywords that only document a schema; a node with nothing else means any JSON.
 DOC_KEYWORDS = frozenset({"description", "title", "default", "$schema", "examples", "$comment"})
-#: JSON Schema keywords that would change the shape of a value and that the generator
-#: does not model; meeting one is an error rather than a silently wrong type.
-UNSUPPORTED_KEYWORDS = (
-    "prefixItems",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-    "patternProperties",
-    "$dynamicRef",
-    "contains",
-    "propertyNames",
-)
 UNION_KEYWORDS = ("anyOf", "oneOf")
 
 
@@ -82,6 +69,14 @@ def is_open_object_fallback(member: Any, tag: str) -> bool:
         sub = props[tag]
         return isinstance(sub, dict) and "const" not in sub and "enum" not in sub
     return "not" in member
+
+
+def is_null_tag_variant(member: Any, tag: str) -> bool:
+    """The member taken when the tag is null or absent: its tag property is ``type: null``."""
+    if not isinstance(member, dict):
+        return False
+    props = member.get("properties")
+    return isinstance(props, dict) and is_null_schema(props.get(tag))
 
 
 def reserved_tags(member: dict[str, Any], tag: str) -> tuple[str, ...]:

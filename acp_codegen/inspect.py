@@ -66,13 +66,15 @@ def _update_tags(module: ir.Module, union_name: str) -> dict[str, str]:
     assert isinstance(union, ir.TaggedUnion)
     tags: dict[str, str] = {}
     for variant in union.variants:
-        tags.setdefault(variant.target, variant.tag)
-        inner = module.find(variant.target) if variant.nested else None
-        if isinstance(inner, ir.TaggedUnion):
-            for member in inner.variants:
-                tags.setdefault(member.target, variant.tag)
-            if inner.open:
-                tags.setdefault(inner.unknown_name, variant.tag)
+        pending = [variant.target]
+        while pending:  # (a nested union's members, at any depth, carry the outer tag)
+            name = pending.pop()
+            tags.setdefault(name, variant.tag)
+            inner = module.find(name)
+            if isinstance(inner, ir.TaggedUnion):
+                pending += [m.target for m in inner.variants]
+                pending += [n for n in (inner.default_variant,) if n]
+                pending += [inner.unknown_name] if inner.open else []
     return tags
 
 
@@ -141,12 +143,32 @@ def summarize(module: ir.Module, spec: ReducerSpec | None = None) -> dict[str, A
             for e in enums
             if e.open
         ],
+        "lenient_fields": _lenient(module),
         **_reducer(module, spec),
         "methods": [
             {"method": m.method, "side": m.side, "kind": m.kind, "type": m.type_name}
             for m in module.methods
         ],
     }
+
+
+def _lenient(module: ir.Module) -> list[dict[str, Any]]:
+    """Every field an ``x-deserialize-*`` flag covers, with the flags that cover it."""
+    out = []
+    for node in module.defs:
+        for f in node.fields if isinstance(node, ir.Struct) else ():
+            flags = [
+                flag
+                for flag, on in (
+                    ("default-on-error", f.default_on_error),
+                    ("skip-invalid-items", f.skip_invalid_items),
+                    ("default-on-null", f.default_on_null),
+                )
+                if on
+            ]
+            if flags:
+                out.append({"struct": node.name, "field": f.attr, "wire": f.wire, "flags": flags})
+    return out
 
 
 def _compact(value: Any) -> str:
@@ -206,6 +228,9 @@ def render_text(summary: dict[str, Any]) -> str:
     for e in summary["open_enums"]:
         values = ", ".join(str(v) for v in e["values"])
         lines.append(f"  {e['name']} ({e['base']}): {values}")
+    lines += ["", f"Lenient fields ({len(summary['lenient_fields'])})"]
+    for f in summary["lenient_fields"]:
+        lines.append(f"  {f['struct']}.{f['field']} ({f['wire']}): {', '.join(f['flags'])}")
     lines += ["", f"Patch fields ({len(summary['patch_fields'])})"]
     for p in summary["patch_fields"]:
         lines.append(f"  {p['struct']}.{p['field']} ({p['wire']}): {p['patch']}")
@@ -245,7 +270,7 @@ def render_text(summary: dict[str, Any]) -> str:
     is_flag=True,
     help="Keep the schema's own openness for every union and enum, as generate --closed.",
 )
-@output_options
+@output_options(quiet="Print nothing but errors (a bad schema still exits 2).")
 @handles_bad_input
 def inspect_command(
     schema: Path,

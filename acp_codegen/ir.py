@@ -19,7 +19,7 @@ carries its tag (or, for a variant whose body is itself a union, at that union).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 JsonValue = None | bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"]
@@ -35,19 +35,27 @@ NO_DEFAULT: tuple[()] = ()
 
 @dataclass(frozen=True)
 class Constraints:
-    """Validation keywords that the generated decoder enforces."""
+    """Validation keywords that the generated decoder enforces.
+
+    On an integer an exclusive bound is already the inclusive one next to it
+    (``exclusiveMinimum: 0`` is ``minimum: 1``); on a number at most one of the two
+    bounds of a side is set, the stricter.
+    """
 
     minimum: int | float | None = None
     maximum: int | float | None = None
     min_length: int | None = None
     pattern: str | None = None
     min_items: int | None = None
+    max_length: int | None = None
+    max_items: int | None = None
+    #: Only on integers: the libraries test a float's remainder each their own way.
+    multiple_of: int | None = None
+    exclusive_minimum: int | float | None = None
+    exclusive_maximum: int | float | None = None
 
     def any(self) -> bool:
-        return any(
-            v is not None
-            for v in (self.minimum, self.maximum, self.min_length, self.pattern, self.min_items)
-        )
+        return any(getattr(self, f.name) is not None for f in fields(self))
 
 
 PrimKind = Literal["str", "int", "float", "bool", "any", "null"]
@@ -160,6 +168,8 @@ class Field:
     default_on_error: bool = False
     #: x-deserialize-skip-invalid-items: array items that fail to decode are dropped.
     skip_invalid_items: bool = False
+    #: x-deserialize-default-on-null: a null array reads as empty (other wrong kinds fail).
+    default_on_null: bool = False
     #: A fixed tag of an enclosing union, carried as an ordinary optional field.
     fixed: str | None = None
     annotations: tuple[Annotation, ...] = ()
@@ -218,6 +228,13 @@ class TaggedUnion:
     #: Tags the open fallback's ``not`` reserves (normally equal to `tags`).
     reserved: tuple[str, ...] = ()
     annotations: tuple[Annotation, ...] = ()
+    #: The default variant is taken when the tag is null or absent (its tag property is
+    #: ``type: null``), and a tag that is no string goes there too, whose own field then
+    #: reads it (``stopReason`` in an idle state).
+    null_tag: bool = False
+    #: The open fallback is the `Struct` named `unknown_name` (the union declares properties
+    #: of its own, which unknown members carry too), not an ``UnknownVariant`` of raw JSON.
+    typed_fallback: bool = False
 
     @property
     def tags(self) -> tuple[str, ...]:
@@ -289,6 +306,12 @@ class Module:
     #: Python name of the union that notification carries in ``update``.
     update_union: str | None = None
     update_field: str | None = None
+    #: ``(keyword, pointer)`` of validation the job let through unenforced
+    #: (``--allow-unenforced``; see `keywords`).
+    unenforced: tuple[tuple[str, str], ...] = ()
+    #: ``(method, side that handles it)`` for every ``x-method`` of the schema, for
+    #: telling who sent a message (``conformance.py``).
+    sides: tuple[tuple[str, str], ...] = ()
     _index: dict[str, Def] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -4,7 +4,9 @@ Runs over the selected definitions before any IR is built, so a value that a
 generated package could not import or use (a bound beyond what msgspec accepts,
 a length of ``-1`` or ``1.5``, an enum value beyond int64, an annotation value
 beyond 64 bits) is a `SchemaError` at its pointer instead of a package that
-fails on first import or decode. Floats that overflowed to infinity are refused
+fails on first import or decode; so is a control character in the text of an
+``x-acp-*`` annotation, which becomes names and literals of generated code (a NUL
+there once made a package fail at import). Floats that overflowed to infinity are refused
 earlier, by `load`, wherever they appear. The limits are the ones msgspec sets;
 pydantic and the stdlib target hold every value inside them, so a schema accepted for
 one target is accepted for every other.
@@ -20,8 +22,9 @@ accepted never depends on the target.
 from __future__ import annotations
 
 import math
+import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from . import ir
@@ -33,14 +36,18 @@ INT64 = (-(2**63), 2**63 - 1)
 #: The widest integer a msgspec decoder returns natively (int64 and uint64 together).
 WIRE_INT = (-(2**63), 2**64 - 1)
 #: Keywords whose value becomes a bound in generated code.
-BOUNDS = ("minimum", "maximum")
+BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 #: Keywords whose value becomes a length in generated code (``min_length``/``MinLen``).
-LENGTHS = ("minLength", "minItems")
+LENGTHS = ("minLength", "minItems", "maxLength", "maxItems")
+#: On an integer an exclusive bound becomes the inclusive one next to it.
+_STEP = {"exclusiveMinimum": 1, "exclusiveMaximum": -1}
 _MAPS = ("properties", "$defs")
 _LISTS = ("anyOf", "oneOf", "allOf")
 _SINGLE = ("items", "not", "additionalProperties", "unevaluatedProperties")
 _DATA = ("default",)
 ANNOTATION_PREFIX = "x-acp-"
+#: Control characters (C0, DEL and C1): refused in annotation text and in paths.
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def is_number(value: object) -> bool:
@@ -54,14 +61,15 @@ def whole(value: int | float) -> int | None:
     return int(value) if value.is_integer() else None
 
 
-def check(defs: dict[str, Any], names: list[str], source: str) -> None:
-    """Refuse the first out-of-range number under the definitions `names`."""
+def schema_nodes(defs: dict[str, Any], names: Iterable[str]) -> Iterator[tuple[Any, str]]:
+    """Every schema under the definitions `names` with its pointer (``true`` and ``false``
+    too), walking only the keywords that hold subschemas, without recursion."""
     stack: list[tuple[Any, str]] = [(defs[n], join_pointer("/$defs", n)) for n in names]
     while stack:
         node, pointer = stack.pop()
+        yield node, pointer
         if not isinstance(node, dict):
             continue
-        _check_node(node, pointer, source)
         for key in _MAPS:
             value = node.get(key)
             if isinstance(value, dict):
@@ -75,12 +83,24 @@ def check(defs: dict[str, Any], names: list[str], source: str) -> None:
                 stack.append((node[key], join_pointer(pointer, key)))
 
 
+def check(defs: dict[str, Any], names: list[str], source: str) -> None:
+    """Refuse the first out-of-range number under the definitions `names`."""
+    for node, pointer in schema_nodes(defs, names):
+        if isinstance(node, dict):
+            _check_node(node, pointer, source)
+
+
 def _check_node(node: dict[str, Any], pointer: str, source: str) -> None:
     declared = node.get("type")
     types = set(declared) if isinstance(declared, list) else {declared}
     for key in BOUNDS:
         if key in node and is_number(node[key]):
-            _bound(node[key], "integer" in types, join_pointer(pointer, key), source)
+            step = _STEP.get(key, 0)
+            _bound(node[key], "integer" in types, join_pointer(pointer, key), source, step)
+    if "multipleOf" in node and is_number(node["multipleOf"]):
+        _multiple(
+            node["multipleOf"], "integer" in types, join_pointer(pointer, "multipleOf"), source
+        )
     for key in LENGTHS:
         if key in node and is_number(node[key]):
             _length(node[key], join_pointer(pointer, key), source)
@@ -92,10 +112,25 @@ def _check_node(node: dict[str, Any], pointer: str, source: str) -> None:
             _constant(value, join_pointer(pointer, "enum", index), source)
     for key, value in node.items():
         if key in _DATA or key.startswith(ANNOTATION_PREFIX):
-            _data(value, join_pointer(pointer, key), source)
+            _data(value, join_pointer(pointer, key), source, key != "default")
+            if key != "default":
+                _plain_text(key, join_pointer(pointer, key), source)
 
 
-def _bound(value: int | float, integer: bool, pointer: str, source: str) -> None:
+def _plain_text(text: str, pointer: str, source: str) -> None:
+    found = CONTROL.search(text)
+    if found is not None:
+        raise SchemaError(
+            f"annotation text holds the control character U+{ord(found.group()):04X}, "
+            "which generated code does not carry",
+            pointer,
+            source,
+        )
+
+
+def _bound(value: int | float, integer: bool, pointer: str, source: str, step: int = 0) -> None:
+    """`step` is what an exclusive bound adds on an integer (``exclusiveMinimum: 0`` is
+    ``minimum: 1``): the bound it becomes must fit int64 as well."""
     if integer:
         number = whole(value)
         if number is None:
@@ -103,9 +138,24 @@ def _bound(value: int | float, integer: bool, pointer: str, source: str) -> None
                 f"bound {value!r} on an integer must be a whole number", pointer, source
             )
         _int64(number, "bound {} on an integer", "generated code cannot check", pointer, source)
+        if step:
+            what = f"bound {_show(number)} on an integer, as an inclusive bound ({{}}),"
+            _int64(number + step, what, "generated code cannot check", pointer, source)
         return
     if isinstance(value, int) and abs(value) > sys.float_info.max:
         raise SchemaError(f"bound {_show(value)} does not fit a 64-bit float", pointer, source)
+
+
+def _multiple(value: int | float, integer: bool, pointer: str, source: str) -> None:
+    if value <= 0:
+        raise SchemaError(f"multipleOf {value!r} must be greater than 0", pointer, source)
+    if integer:
+        number = whole(value)
+        if number is None:
+            raise SchemaError(
+                f"multipleOf {value!r} on an integer must be a whole number", pointer, source
+            )
+        _int64(number, "multipleOf {}", "generated code cannot check", pointer, source)
 
 
 def _show(value: int) -> str:
@@ -137,12 +187,19 @@ def _int64(number: int, what: str, why: str, pointer: str, source: str) -> None:
         )
 
 
-def _data(value: Any, pointer: str, source: str) -> None:
+def _data(value: Any, pointer: str, source: str, text: bool = False) -> None:
+    """Refuse numbers beyond 64 bits in data, and with `text` (an annotation, whose strings
+    become names, keys and literals of generated code) control characters in its strings."""
     stack = [(value, pointer)]
     while stack:
         node, where = stack.pop()
+        if text and isinstance(node, str):
+            _plain_text(node, where, source)
         if isinstance(node, dict):
-            stack.extend((v, join_pointer(where, k)) for k, v in node.items())
+            for key, item in node.items():
+                if text:
+                    _plain_text(key, join_pointer(where, key), source)
+                stack.append((item, join_pointer(where, key)))
         elif isinstance(node, list):
             stack.extend((v, join_pointer(where, i)) for i, v in enumerate(node))
         elif isinstance(node, int) and not isinstance(node, bool):
@@ -251,6 +308,17 @@ def check_model_chains(module: ir.Module, target: Target) -> None:
                     module.get(name).pointer,
                     module.source,
                 )
+
+
+def number_bounds(args: dict[str, Any]) -> tuple[float | int | None, float | int | None]:
+    """The inclusive bounds of a JSON number's int branch from bounds ``ge``/``gt`` and
+    ``le``/``lt`` (at most one of each pair): greater than 2.5 is at least 3."""
+    low, high = args.get("ge"), args.get("le")
+    if args.get("gt") is not None:
+        low = math.floor(args["gt"]) + 1
+    if args.get("lt") is not None:
+        high = math.ceil(args["lt"]) - 1
+    return low, high
 
 
 def int_bounds(

@@ -120,29 +120,59 @@ def load_bytes(raw: bytes, source: str) -> LoadedSchema:
     return loaded
 
 
-def read_capped(path: Path, what: str = "schema") -> bytes:
-    """The bytes of `path`, refusing more than `MAX_SCHEMA_BYTES`.
+#: The most bytes each kind of input may hold. A regular file over its limit is refused
+#: by its size before it is read; a pipe or a device is read one byte past it at most.
+#: Generated packages are read back at the schema's limit: no file in one comes near it.
+READ_LIMITS = {
+    "schema": MAX_SCHEMA_BYTES,
+    "overlay": MAX_SCHEMA_BYTES,
+    "changelog": MAX_SCHEMA_BYTES,
+    "generated file": MAX_SCHEMA_BYTES,
+    "config": 1024 * 1024,
+    "template": 1024 * 1024,
+}
 
-    A regular file is refused by its size before it is read; a pipe or a device,
-    which has no size, is read only up to one byte past the limit.
+
+def read_capped(
+    path: Path | str, what: str = "schema", *, dir_fd: int | None = None, follow: bool = True
+) -> bytes:
+    """The bytes of `path`, refusing more than ``READ_LIMITS[what]``: every input the CLI
+    reads comes through here.
+
+    `dir_fd` and ``follow=False`` open a name inside an already opened directory the way
+    ``check`` reads a package on disk: a symlink there is not followed, and a FIFO planted
+    there reads as empty instead of waiting for a writer. Every failure is a one-line
+    `SchemaError` naming the file.
     """
+    limit = READ_LIMITS[what]
     source = str(path)
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        if path.is_dir():
-            raise SchemaError(f"is a directory, not a {what} file", "", source)
-        with open(path, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if stat.S_ISREG(info.st_mode) and info.st_size > MAX_SCHEMA_BYTES:
-                raise SchemaError(
-                    f"{what} is {info.st_size:,} bytes, over the {MAX_SCHEMA_BYTES:,}-byte limit",
-                    "",
-                    source,
-                )
-            raw = handle.read(MAX_SCHEMA_BYTES + 1)
+        fd = os.open(path, flags, dir_fd=dir_fd)
+    except IsADirectoryError:
+        raise SchemaError(f"is a directory, not a {what} file", "", source) from None
     except OSError as exc:
         raise SchemaError(f"cannot read {what}: {exc.strerror}", "", source) from None
-    if len(raw) > MAX_SCHEMA_BYTES:
-        raise SchemaError(f"{what} is over the {MAX_SCHEMA_BYTES:,}-byte limit", "", source)
+    except ValueError:  # a NUL in the name
+        raise SchemaError(f"cannot read {what}: the path holds a NUL", "", source) from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise SchemaError(f"is a directory, not a {what} file", "", source)
+        if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+            raise SchemaError(
+                f"{what} is {info.st_size:,} bytes, over the {limit:,}-byte limit", "", source
+            )
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            raw = handle.read(limit + 1)
+    except OSError as exc:
+        raise SchemaError(f"cannot read {what}: {exc.strerror}", "", source) from None
+    finally:
+        os.close(fd)
+    if len(raw) > limit:
+        raise SchemaError(f"{what} is over the {limit:,}-byte limit", "", source)
     return raw
 
 

@@ -119,6 +119,8 @@ class Lowering(ABC):
             markers.append(f"_rt.lenient({self.on_error(field)})")
         if field.skip_invalid_items:
             markers.append("_rt.skip_invalid")
+        if field.default_on_null:
+            markers.append("_rt.null_empty")
         return markers
 
     # -- enums and tagged unions: spelled through the runtime contract --------------------------
@@ -142,11 +144,12 @@ class Lowering(ABC):
             static.append(node.default_variant)
         if node.open:
             static.append(node.unknown_name)
+        null_tag = ", null_tag=True" if node.null_tag else ""
         runtime = (
             f"_rt.tagged_union({node.name!r}, {node.tag_field!r}, "
             f"{{{', '.join(rows)}}}, "
             f"unknown={node.unknown_name if node.open else None}, "
-            f"default={node.default_variant})"
+            f"default={node.default_variant}{null_tag})"
         )
         return AliasView(node.name, node.doc, " | ".join(static) or "typing.Any", runtime)
 
@@ -224,7 +227,9 @@ class Lowering(ABC):
         enums = tuple(self.enum(d) for d in module.defs if isinstance(d, ir.Enum))
         structs = tuple(self.struct(d) for d in module.defs if isinstance(d, ir.Struct))
         unknowns = tuple(
-            UnknownView(u.unknown_name, u.name, u.tag_field) for u in module.unions if u.open
+            UnknownView(u.unknown_name, u.name, u.tag_field)
+            for u in module.unions
+            if u.open and not u.typed_fallback
         )
         aliases = []
         for node in self.ordered_aliases():
@@ -255,6 +260,7 @@ class Lowering(ABC):
             module.update_field,
             self.library_imports(),
             self.enum_class_vars,
+            self.keep_unknown_fields,
         )
 
 

@@ -55,7 +55,9 @@ def target_modules(folder: Path = _TARGETS) -> frozenset[str]:
 #: Modules the generated files import by name (the templates' own, then every target's);
 #: a class or a struct attribute with one of these names would shadow the module for the
 #: code after it.
-GENERATED_MODULES = frozenset({"enum", "typing", "typing_extensions"}) | target_modules()
+GENERATED_MODULES = (
+    frozenset({"enum", "importlib", "typing", "typing_extensions"}) | target_modules()
+)
 #: Attributes some target's model base class defines (`target.Target.model_attributes`): a
 #: field named like one would hide it, so it moves off the name on every target alike.
 MODEL_ATTRIBUTES = declared("model_attributes")
@@ -96,7 +98,7 @@ METHOD_TABLE = API.methods
 DISPATCHER = API.dispatch
 #: ``state``: present when the schema's annotations describe a reducer.
 STATE_API = (API.entity, API.session_state)
-SUBMODULES = ("models", "codec", "dispatch", "state")
+SUBMODULES = ("models", "codec", "dispatch", "state", "conformance")
 #: Other module-level names of a generated package: its public API and submodules.
 PACKAGE_NAMES = frozenset(
     {API.type_var, API.variant_class, UPDATE_DECODER, NOTIFICATION_DECODER, METHOD_TABLE}
@@ -182,13 +184,13 @@ def class_name(def_name: str) -> str:
     return name
 
 
-def variant_class_name(tag: str, union: str, body: str | None, body_shared: bool) -> str:
-    """Name the class of a tagged-union variant from its tag and its body.
+def variant_class_name(tag: str, union: str, body: str | None) -> str:
+    """Name the class of a tagged-union variant from its tag and its body's class name.
 
-    - A body def whose name already contains the tag's words names the variant
-      (``text`` + ``TextContent`` -> ``TextContent``), unless the body is used
-      elsewhere too, in which case the tag and union are combined
-      (``tool_call_update`` in ``SessionUpdate`` -> ``ToolCallUpdateSessionUpdate``).
+    - A body whose name already contains the tag's words names the variant
+      (``text`` + ``TextContent`` -> ``TextContent``, ``tool_call_update`` +
+      ``ToolCallUpdate`` -> ``ToolCallUpdate``); a body other definitions use too then
+      keeps its fields under `fields_class_name`.
     - Otherwise the tag names it when its last word matches the union's or the
       body's last word (``agent_message_chunk`` + ``ContentChunk`` ->
       ``AgentMessageChunk``), and the tag plus the union name otherwise
@@ -196,12 +198,19 @@ def variant_class_name(tag: str, union: str, body: str | None, body_shared: bool
     """
     tag_name = pascal(tag) or "Empty"
     if body is not None and tag_name in body:
-        return class_name(tag_name + union if body_shared else body)
+        return class_name(body)
     tag_last = words(tag_name)[-1:]
     related = words(union)[-1:] + (words(body)[-1:] if body else [])
     if tag_last and tag_last[0] in related:
         return class_name(tag_name)
     return class_name(tag_name + union)
+
+
+def fields_class_name(body: str) -> str:
+    """The class of a variant's body that other definitions use too, whose own name the
+    variant takes: ``ToolCallUpdate`` -> ``ToolCallUpdateFields`` (its fields alone, with
+    no tag: what a permission request's ``toolCall`` holds)."""
+    return class_name(body + "Fields")
 
 
 def unknown_class_name(union: str) -> str:

@@ -8,6 +8,7 @@ writes the files or diffs them against disk.
 from __future__ import annotations
 
 import keyword
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,9 +19,9 @@ from . import (
     render,
     semantics,
 )
-from .errors import UsageError
+from .errors import UsageError, printable
 from .format import FORMATTERS, LINE_LENGTH, format_sources, require
-from .target import MODULES, STATE_MODULE
+from .target import MODULES, STATE_MODULES
 from .targets import TARGETS
 
 __all__ = ["FORMATTERS", "LINE_LENGTH", "TARGETS", "Job", "generate"]
@@ -51,20 +52,36 @@ class Job:
     keep_unknown_fields: bool = True
     #: A folder of templates that replace the built-in ones of the same file name.
     templates: Path | None = None
+    #: Validation keywords no target enforces that generate anyway, with a warning.
+    allow_unenforced: tuple[str, ...] = ()
     #: The command recorded in file headers; defaults to the equivalent CLI call.
     command: str = ""
+    #: The folder that the paths in file headers are written relative to: the config
+    #: file's, for a configured job; None for a job given by flags (see `header_root`).
+    root: Path | None = None
 
-    def regenerate_command(self) -> str:
+    def header_root(self) -> Path:
+        """Where header paths start: the job's `root`, else the project `out` lies in (the
+        nearest folder above it holding a pyproject.toml), else the folder `out` is in.
+        It depends on where the files are, never on the working directory or spelling."""
+        if self.root is not None:
+            return Path(os.path.realpath(self.root))
+        real = Path(os.path.realpath(self.out))
+        return next((f for f in real.parents if (f / "pyproject.toml").is_file()), real.parent)
+
+    def regenerate_command(self, root: Path | None = None) -> str:
+        """The command that makes this job's files: paths as given, or relative to `root`
+        (`shown`), as file headers record them."""
         if self.command:
             return self.command
         parts = [
             "acp-codegen generate",
-            f"--schema {self.schema.as_posix()}",
-            f"--out {self.out.as_posix()}",
+            f"--schema {shown(self.schema, root)}",
+            f"--out {shown(self.out, root)}",
             f"--package {self.package}",
         ]
         parts += [f"--root {r}" for r in self.roots]
-        parts += [f"--overlay {o.as_posix()}" for o in self.overlays]
+        parts += [f"--overlay {shown(o, root)}" for o in self.overlays]
         if not self.builtin_overlay:
             parts.append("--no-builtin-overlay")
         if self.closed_all:
@@ -73,7 +90,8 @@ class Job:
         if not self.keep_unknown_fields:
             parts.append("--drop-unknown-fields")
         if self.templates is not None:
-            parts.append(f"--templates {self.templates.as_posix()}")
+            parts.append(f"--templates {shown(self.templates, root)}")
+        parts += [f"--allow-unenforced {k}" for k in self.allow_unenforced]
         if self.take_all:
             parts.append("--all")
         if self.target != "msgspec":
@@ -82,15 +100,12 @@ class Job:
             parts.append(f"--formatter {self.formatter}")
         if self.line_length != LINE_LENGTH:
             parts.append(f"--line-length {self.line_length}")
-        if self.closed_all:
-            parts.append("--closed")
-        parts += [f"--closed-type {name}" for name in self.closed]
-        if not self.keep_unknown_fields:
-            parts.append("--drop-unknown-fields")
         return " ".join(parts)
 
     def annotations(self) -> accept.Annotations:
-        return accept.Annotations(self.overlays, self.builtin_overlay, self.closed_all, self.closed)
+        return accept.Annotations(
+            self.overlays, self.builtin_overlay, self.closed_all, self.closed, self.allow_unenforced
+        )
 
     def options(self) -> dict[str, object]:
         """The keys that shape the output (besides the schema), for the provenance hash."""
@@ -108,7 +123,21 @@ class Job:
         if self.templates is not None:
             # Which templates were replaced, by content: the folder's path is not an input.
             options["templates"] = render.override_digests(self.target, self.templates)
+        if self.allow_unenforced:
+            options["allow_unenforced"] = sorted(self.allow_unenforced)
         return options
+
+
+def shown(path: Path, root: Path | None) -> str:
+    """`path` for a header: relative to `root` when it lies inside it, else absolute (with
+    `root` None, as given). Folders are resolved, so no spelling of a path changes it."""
+    if root is None:
+        return path.as_posix()
+    real = Path(os.path.realpath(path.parent)) / path.name
+    try:
+        return real.relative_to(root).as_posix()
+    except ValueError:
+        return real.as_posix()
 
 
 def package_name_problem(package: str) -> str | None:
@@ -135,11 +164,19 @@ def check_package_name(package: str) -> None:
         raise UsageError(f"--package {package!r} {problem}")
 
 
-def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
+#: What `accept` made of a schema, by what it was asked: shared by the jobs of one run.
+Acceptances = dict[tuple[object, ...], accept.Accepted]
+
+
+def generate(
+    job: Job, notes: list[str] | None = None, seen: Acceptances | None = None
+) -> dict[str, str]:
     """Run every stage but emit; returns relative path -> file text.
 
     One line per thing the user should know about the result (a package without
-    a `SessionState`, and why) is appended to `notes`.
+    a `SessionState`, and why) is appended to `notes`. Jobs of one run that read the
+    same schema the same way (say, one per target) pass one `seen`: the schema is then
+    read, checked and built once, and every such job is generated from that reading.
     """
     check_package_name(job.package)
     target = TARGETS.get(job.target)
@@ -149,17 +186,32 @@ def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
     if job.templates is not None:
         render.check_override(target.name, job.templates)
     require(job.formatter)
-    accepted = accept.accept(job.schema, job.roots, job.take_all, job.annotations())
+    key = (job.schema.resolve(), job.roots, job.take_all, job.annotations())
+    accepted = seen.get(key) if seen is not None else None
+    if accepted is None:
+        accepted = accept.accept(job.schema, job.roots, job.take_all, job.annotations())
+        if seen is not None:
+            seen[key] = accepted
     module = accepted.module
     view = target.lower(module, job.keep_unknown_fields)
     options = job.options()
+    root = job.header_root()
     record = render.Provenance(
-        job.schema.name,
-        job.regenerate_command(),
+        shown(job.schema, root),
+        job.regenerate_command(root),
         provenance.input_sha256(accepted.document, options),
         tuple(options.items()),
+        module.unenforced,
     )
     spec = accepted.spec
+    if notes is not None:
+        notes.extend(
+            printable(
+                f"warning: {job.schema}#{pointer}: {keyword} is not enforced by the generated "
+                "code (--allow-unenforced)"
+            )
+            for keyword, pointer in module.unenforced
+        )
     if spec is None and notes is not None:
         notes.append(f"{job.schema.name}: no SessionState generated: {accepted.why}")
     context = {
@@ -170,8 +222,9 @@ def generate(job: Job, notes: list[str] | None = None) -> dict[str, str]:
         "title": module.title or "ACP bindings",
         "library_imports": view.library_imports,
         "spec": spec,
+        "sides": module.sides,
     }
-    modules = MODULES + ((STATE_MODULE,) if spec is not None else ())
+    modules = MODULES + (STATE_MODULES if spec is not None else ())
     files = render.render(modules, context, target.name, job.templates)
     header = render.header(record, target.name, job.templates)
     for name, source in target.runtime_files(spec is not None).items():

@@ -25,12 +25,16 @@ from .load import LoadedSchema, iter_refs
 @dataclass(frozen=True)
 class Layout:
     """How a tagged union's members divide up: ``(index, member, tag value)`` for each
-    tagged member, the open fallback, and the untagged default ``(index, member)``."""
+    tagged member, the open fallback, and the untagged default ``(index, member)``.
+
+    `null_tag` says the default member is the one whose tag is null or absent (its tag
+    property is ``type: null`` and not required), not one that lacks the tag property."""
 
     tag: str
     tagged: tuple[tuple[int, dict[str, Any], str], ...] = ()
     fallback: dict[str, Any] | None = None
     default: tuple[int, dict[str, Any]] | None = None
+    null_tag: bool = False
 
 
 class Nodes(Protocol):
@@ -67,18 +71,36 @@ class Registry:
     absorbed: set[str] = field(default_factory=set)
     #: `$defs` names being built right now (a guard against unbounded nesting).
     in_progress: set[str] = field(default_factory=set)
-    #: inner union def name -> [(outer tag field, outer tag value, pointer)]
-    nested_into: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
+    #: inner union def name -> [(outer tag field, outer tag value, pointer, outer def name)]
+    nested_into: dict[str, list[tuple[str, str, str, str]]] = field(default_factory=dict)
     #: schema pointer -> its union layout (None: told apart by shape, not by a tag).
     layouts: dict[str, Layout | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         loaded = self.loaded
         self.source = loaded.source
-        self.ref_counts = Counter(
-            loaded.resolve(ref, p)[0] for p, ref in iter_refs(loaded.document)
-        )
+        #: how many references the definitions being generated make to each one
+        self.ref_counts: Counter[str] = Counter()
         self.class_names = _def_class_names(loaded)
+        self.def_classes = frozenset(self.class_names.values())
+
+    def count_refs(self, names: list[str]) -> None:
+        """Count the references among the definitions `names` (those being generated)."""
+        for name in names:
+            pointer = join_pointer("/$defs", name)
+            for where, ref in iter_refs(self.loaded.defs[name], pointer):
+                self.ref_counts[self.loaded.resolve(ref, where)[0]] += 1
+
+    def rename(self, def_name: str, name: str, pointer: str) -> None:
+        """Give a definition another class name, which no other definition may hold."""
+        owner = next((d for d, c in self.class_names.items() if c == name), None)
+        if owner is not None:
+            raise self.error(
+                f"class name {name!r} is derived for both {join_pointer('/$defs', owner)} "
+                f"and {join_pointer('/$defs', def_name)}",
+                pointer,
+            )
+        self.class_names[def_name] = name
         self.def_classes = frozenset(self.class_names.values())
 
     def error(self, message: str, pointer: str) -> SchemaError:

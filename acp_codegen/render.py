@@ -25,7 +25,8 @@ from typing import Any
 import jinja2
 
 from . import __version__
-from .errors import UsageError
+from .errors import SchemaError, UsageError
+from .load import read_capped
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class Provenance:
     input_sha256: str = ""
     #: The job options that shape the output, as plain data.
     options: tuple[tuple[str, Any], ...] = ()
+    #: ``(keyword, pointer)`` of validation let through unenforced (``--allow-unenforced``).
+    unenforced: tuple[tuple[str, str], ...] = ()
     version: str = __version__
 
 
@@ -62,11 +65,19 @@ def _escape_char(ch: str) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+def _escaped(text: str) -> str:
+    """`text` with every character that is not printable (newline, tab, space aside)
+    written as an escape."""
+    if text.isprintable():
+        return text
+    return "".join(_escape_char(ch) for ch in text)
+
+
 def docstring(text: str, indent: str = "    ") -> str:
     """A triple-quoted docstring holding `text`; nothing in it can end the literal."""
     body = text.strip().replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    body = "".join(_escape_char(ch) for ch in body.replace("\r\n", "\n").replace("\r", "\n"))
-    body = "\n".join(line.rstrip() for line in body.split("\n"))
+    lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    body = "\n".join(_escaped(line).rstrip() for line in lines)
     if body.endswith('"') and (len(body) - len(body[:-1].rstrip("\\"))) % 2 == 1:
         # A final quote not already escaped (an even run of backslashes before it)
         # would merge with the closing quotes.
@@ -86,7 +97,7 @@ def docline(text: str) -> str:
 def comment(text: str) -> str:
     """Schema text as a ``#`` comment block, one line per input line."""
     lines = text.strip().replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return "\n".join(("# " + "".join(_escape_char(c) for c in line)).rstrip() for line in lines)
+    return "\n".join(("# " + _escaped(line)).rstrip() for line in lines)
 
 
 def templates_root() -> Path:
@@ -118,9 +129,19 @@ class TemplateLoader(jinja2.BaseLoader):
         for path in candidates:
             if path.is_file():
                 mtime = path.stat().st_mtime
-                text = path.read_text(encoding="utf-8")
+                text = read_template(path)
                 return text, str(path), lambda p=path, m=mtime: p.stat().st_mtime == m
         raise jinja2.TemplateNotFound(template)
+
+
+def read_template(path: Path) -> str:
+    """A template's text, read through the capped reader; a fault is a one-line error."""
+    try:
+        return read_capped(path, "template").decode("utf-8")
+    except SchemaError as exc:
+        raise UsageError(f"template {path}: {exc.message}") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"template {path}: not UTF-8 text (byte {exc.start})") from None
 
 
 def template_names(target: str) -> list[str]:
@@ -141,13 +162,15 @@ def check_override(target: str, folder: Path) -> None:
                 f"--templates {folder}: {path.name!r} replaces no {target} template "
                 f"(known: {', '.join(known)})"
             )
+        if not path.is_file():
+            raise UsageError(f"--templates {folder}: {path.name!r} is not a regular file")
 
 
 def override_digests(target: str, folder: Path) -> dict[str, str]:
     """``file name -> sha256`` of each template an override folder replaces."""
     check_override(target, folder)
     return {
-        path.name: hashlib.sha256(path.read_bytes()).hexdigest()
+        path.name: hashlib.sha256(read_template(path).encode("utf-8")).hexdigest()
         for path in sorted(folder.iterdir())
     }
 

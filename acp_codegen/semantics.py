@@ -65,6 +65,9 @@ class SnapshotRule:
     fields: tuple[FieldRule, ...]
     #: The state tag this class carries (None for an open fallback).
     tag: str | None = None
+    #: The stop reason this class stands for, where a union keyed by the stop reason
+    #: (``stopReason``) names it by the class, not by a field (None: read the field).
+    stop: str | None = None
 
 
 @dataclass(frozen=True)
@@ -258,17 +261,28 @@ class _Reader:
                     out.append((field.attr, required[0].attr))
         return tuple(out)
 
-    def classes(self, variant: ir.Variant) -> list[tuple[str, str | None]]:
-        """Concrete classes a variant decodes to, with their inner tag for nested unions."""
+    def classes(self, variant: ir.Variant) -> list[tuple[str, str | None, str | None]]:
+        """Concrete classes a variant decodes to, with their inner tag for nested unions, and
+        the tag one level further in (an idle state's stop reason) where there is one."""
         if not variant.nested:
-            return [(variant.target, None)]
+            return [(variant.target, None, None)]
         inner = self.module.get(variant.target)
         assert isinstance(inner, ir.TaggedUnion)
-        out: list[tuple[str, str | None]] = [
-            (v.target, v.tag) for v in inner.variants if not v.nested
-        ]
+        out: list[tuple[str, str | None, str | None]] = []
+        for v in inner.variants:
+            if not v.nested:
+                out.append((v.target, v.tag, None))
+                continue
+            deeper = self.module.get(v.target)
+            assert isinstance(deeper, ir.TaggedUnion)
+            out += [(w.target, v.tag, w.tag) for w in deeper.variants if not w.nested]
+            out += [
+                (name, v.tag, None)
+                for name in (deeper.default_variant, deeper.unknown_name if deeper.open else None)
+                if name is not None
+            ]
         if inner.open:
-            out.append((inner.unknown_name, None))
+            out.append((inner.unknown_name, None, None))
         return out
 
     def read(self) -> ReducerSpec | None:
@@ -289,14 +303,14 @@ class _Reader:
             elif snapshot is not None:
                 if not isinstance(snapshot, str):
                     raise self.error(f"{SNAPSHOT} must be a slot name", variant.pointer)
-                for cls, tag in self.classes(variant):
+                for cls, tag, stop in self.classes(variant):
                     node = self.module.find(cls)
                     fields = (
                         self.field_rules(node, set(), snapshot=True)
                         if isinstance(node, ir.Struct)
                         else ()
                     )
-                    snapshots.append(SnapshotRule(cls, snapshot, fields, tag))
+                    snapshots.append(SnapshotRule(cls, snapshot, fields, tag, stop))
                 if variant.nested:
                     state = self.state_rule(variant, snapshot) or state
             elif _get(variant.annotations, LIVE) is True:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from importlib import resources
 from importlib.abc import Traversable
 
-from . import ir
+from . import installs, ir
 from .errors import UsageError
 from .views import View
 
@@ -33,6 +33,7 @@ RUNTIME_CONTRACT = {
     "UNSET": "the value of an omitted optional field (public)",
     "UnsetType": "its type (public)",
     "DecodeError": "the one exception decoding raises (public)",
+    "Handler": "base of the generated handler class: warns of unused on_* overrides",
     "Method": "a row of the METHODS table: side, params and result types",
     "OpenStrEnum": "base of a string enum that keeps unknown values",
     "OpenIntEnum": "base of an integer enum that keeps unknown values",
@@ -40,6 +41,8 @@ RUNTIME_CONTRACT = {
     "tagged_union": "the runtime type of a tagged union, from its tag table",
     "lenient": "field marker: a bad value becomes the default (x-deserialize-default-on-error)",
     "skip_invalid": "list marker: bad items are dropped (x-deserialize-skip-invalid-items)",
+    "null_empty": "field marker: null reads as an empty array or map "
+    "(x-deserialize-default-on-null)",
     "decode": "the slow path: decode with leniency and unknown members kept",
     "convert": "the slow path for an already parsed JSON value",
     "Number": "a JSON number: an int or a float, so integers re-encode as integers",
@@ -49,11 +52,12 @@ RUNTIME_CONTRACT = {
     "is_request": "whether a JSON-RPC message is a request (it has an id)",
 }
 
-#: The generated modules every target renders (``state.py`` too when the schema has a reducer).
+#: The generated modules every target renders (`STATE_MODULES` too when the schema has a
+#: reducer).
 MODULES = ("__init__.py", "models.py", "dispatch.py", "codec.py", "_provenance.py")
-STATE_MODULE = "state.py"
-#: Shared runtime files (in ``acp_codegen/runtime/``) that ``state.py`` imports.
-STATE_RUNTIME = ("_state.py", "_handlers.py")
+STATE_MODULES = ("state.py", "conformance.py")
+#: Shared runtime files (in ``acp_codegen/runtime/``) that `STATE_MODULES` import.
+STATE_RUNTIME = ("_state.py", "_handlers.py", "_conformance.py")
 
 
 @dataclass(frozen=True)
@@ -81,8 +85,9 @@ class Target:
     #: IR module, keep-unknown-fields flag -> the template view.
     lower: Callable[[ir.Module, bool], View]
     #: Shared runtime files this target's package carries besides `STATE_RUNTIME`.
-    shared: tuple[str, ...] = ("_base.py", "_walk_api.py", "_walk.py")
-    #: A library the generator itself imports for this target, and the extra that installs it.
+    shared: tuple[str, ...] = ("_base.py", "_read.py")
+    #: A library the generator requires for this target (it refuses the target without it),
+    #: and the extra of acp-codegen that pins it.
     requires: tuple[str, str] | None = None
     #: How many levels deep definitions may name one another: the library builds a model
     #: type by recursing once per level. `accept` refuses, on every target, a chain deeper
@@ -111,9 +116,9 @@ class Target:
         try:
             importlib.import_module(library)
         except ImportError:
+            command = installs.install_hint(installs.requirement(extra, library))
             raise UsageError(
-                f"--target {self.name} needs {library}, which is not installed; "
-                f"run: pip install 'acp-codegen[{extra}]'"
+                f"--target {self.name} needs {library}, which is not installed; run: {command}"
             ) from None
 
     def runtime_dir(self) -> Traversable:

@@ -5,16 +5,15 @@ so far) and, where it must recurse into a new node, the `Nodes` callbacks.
 Turns a property's schema into an `ir.TypeExpr`: refs, the two nullable
 spellings, inline unions (through ``nodes.inline_union``), consts and enums,
 arrays, maps, inline objects (which become named structs) and scalars with
-their formats and constraints. Keywords that would change a value's shape and
-that the generator does not model are errors here (`check_keywords`).
+their formats and constraints (a pattern passes `patterns.check` first). Which
+keywords are read at all is `keywords`'s to say, before the build.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, cast
 
-from . import idioms, ir, limits
+from . import idioms, ir, limits, patterns
 from .errors import join_pointer
 from .registry import Nodes, Registry
 
@@ -120,39 +119,64 @@ def _literal(reg: Registry, values: list[Any], pointer: str) -> ir.TypeExpr:
     return ir.Nullable(expr) if has_null and out else (ir.Prim("null") if has_null else expr)
 
 
+#: Validation keyword -> its `ir.Constraints` attribute.
+_CONSTRAINTS = {
+    "minimum": "minimum",
+    "maximum": "maximum",
+    "exclusiveMinimum": "exclusive_minimum",
+    "exclusiveMaximum": "exclusive_maximum",
+    "multipleOf": "multiple_of",
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "minItems": "min_items",
+    "maxItems": "max_items",
+    "pattern": "pattern",
+}
+
+
 def constraints(reg: Registry, schema: dict[str, Any], pointer: str) -> ir.Constraints:
     values: dict[str, Any] = {}
-    for key, attr in (
-        ("minimum", "minimum"),
-        ("maximum", "maximum"),
-        ("minLength", "min_length"),
-        ("minItems", "min_items"),
-        ("pattern", "pattern"),
-    ):
+    integer = _integer(schema)
+    for key, attr in _CONSTRAINTS.items():
         if key not in schema:
             continue
         value = schema[key]
-        ok = (
-            isinstance(value, str)
-            if key == "pattern"
-            else (isinstance(value, int | float) and not isinstance(value, bool))
-        )
-        if key == "pattern" and ok:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise reg.error(f"invalid pattern: {exc}", join_pointer(pointer, key)) from None
-        if not ok:
-            raise reg.error(f"{key} has an invalid value {value!r}", join_pointer(pointer, key))
-        integral = key in limits.LENGTHS or (key in limits.BOUNDS and _integer(schema))
-        values[attr] = limits.whole(value) if integral and ok else value
+        where = join_pointer(pointer, key)
+        if key == "pattern":
+            if not isinstance(value, str):
+                raise reg.error(f"{key} has an invalid value {value!r}", where)
+            values[attr] = patterns.check(value, where, reg.source)
+            continue
+        if not limits.is_number(value):
+            raise reg.error(f"{key} has an invalid value {value!r}", where)
+        integral = key in limits.LENGTHS or integer  # (`limits` made sure they are whole)
+        values[attr] = limits.whole(value) if integral else value
+    if not integer:
+        values.pop("multiple_of", None)  # (refused or allowed unenforced by `keywords`)
+    _one_bound_a_side(values, integer)
     return ir.Constraints(**values)
 
 
+def _one_bound_a_side(values: dict[str, Any], integer: bool) -> None:
+    """Keep one bound on each side: on an integer an exclusive bound becomes the inclusive
+    one next to it; on a number the stricter of the two stays (the exclusive one on a tie)."""
+    for inclusive, exclusive, step in (("minimum", "exclusive_minimum", 1),
+                                       ("maximum", "exclusive_maximum", -1)):  # fmt: skip
+        if exclusive not in values:
+            continue
+        if integer:
+            bound = values.pop(exclusive) + step
+            keep = max if step > 0 else min
+            values[inclusive] = keep(values.get(inclusive, bound), bound)
+        elif inclusive in values:
+            inc, exc = values[inclusive], values[exclusive]
+            exclusive_wins = exc >= inc if step > 0 else exc <= inc
+            del values[inclusive if exclusive_wins else exclusive]
+
+
 def check_keywords(reg: Registry, schema: dict[str, Any], pointer: str) -> None:
-    for keyword in idioms.UNSUPPORTED_KEYWORDS:
-        if keyword in schema:
-            raise reg.error(f"unsupported keyword {keyword!r}", join_pointer(pointer, keyword))
+    """Refuse what this node's shape leaves ambiguous (keywords that change a value's
+    shape were refused before the build, by `keywords.check`)."""
     if all(isinstance(schema.get(k), list) for k in idioms.UNION_KEYWORDS):
         # Only one union per node is read; the other would be silently ignored.
         raise reg.error(

@@ -13,6 +13,7 @@ union's layout is worked out once per pointer and kept in the registry.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from typing import Any
 
@@ -51,11 +52,28 @@ def _layout(
     tagged: list[tuple[int, dict[str, Any], str]] = []
     fallback: dict[str, Any] | None = None
     default: tuple[int, dict[str, Any]] | None = None
+    null_tag: str | None = None
     seen: dict[str, str] = {}
     for index, member in enumerate(members):
         where = join_pointer(pointer, keyword, index)
         consts = idioms.tag_candidates(member)
-        if tag in consts:
+        if idioms.is_null_tag_variant(member, tag):
+            required = member.get("required")
+            if isinstance(required, list) and tag in required:
+                raise reg.error(
+                    f"the variant for a null {tag!r} requires {tag!r}; it must take it absent too",
+                    join_pointer(where, "required"),
+                )
+            if null_tag is not None:
+                raise reg.error(f"variants {null_tag} and {where} both take a null {tag!r}", where)
+            if default is not None:
+                raise reg.error(
+                    f"variant {where} takes a null {tag!r} beside the untagged default variant",
+                    where,
+                )
+            null_tag = where
+            default = (index, member)
+        elif tag in consts:
             value = consts[tag]
             if not isinstance(value, str):
                 raise reg.error(
@@ -74,7 +92,7 @@ def _layout(
             default = (index, member)
         else:
             raise reg.error(f"variant has no const {tag!r}", where)
-    return Layout(tag, tuple(tagged), fallback, default)
+    return Layout(tag, tuple(tagged), fallback, default, null_tag is not None)
 
 
 def body_ref(reg: Registry, member: dict[str, Any], where: str, tag: str) -> tuple[str, Any] | None:
@@ -110,19 +128,23 @@ def scan_nested(reg: Registry, names: list[str]) -> None:
                 continue
             body_name, body_schema = body
             if _is_union(body_schema):
-                reg.nested_into.setdefault(body_name, []).append((layout.tag, value, where))
+                reg.nested_into.setdefault(body_name, []).append(
+                    (layout.tag, value, where, def_name)
+                )
                 continue
-            if _variant_name(reg, value, union_name, body_name) == reg.class_names[body_name]:
+            if _variant_name(reg, value, union_name, body_name) != naming.class_name(body_name):
+                continue
+            if reg.ref_counts[body_name] > 1:
+                # Other definitions use the body too: the variant takes its name, and the
+                # body keeps its fields under another (see `naming.fields_class_name`).
+                reg.rename(body_name, naming.fields_class_name(body_name), where)
+            else:
                 reg.absorbed.add(body_name)
 
 
 def _variant_name(reg: Registry, tag_value: str, union: str, body: str | None) -> str:
-    if body is None:
-        name = naming.variant_class_name(tag_value, union, None, False)
-    else:
-        name = naming.variant_class_name(
-            tag_value, union, reg.class_names[body], reg.ref_counts[body] > 1
-        )
+    own = None if body is None else naming.class_name(body)
+    name = naming.variant_class_name(tag_value, union, own)
     if name in reg.def_classes and (body is None or name != reg.class_names[body]):
         # The derived name belongs to another definition (an inline `tool_call_update`
         # variant beside a `ToolCallUpdate` def): qualify it with the union instead.
@@ -223,12 +245,18 @@ def tagged(
         title = member.get("title")
         default_tag = title if isinstance(title, str) else None
         body = body_ref(reg, member, where, layout.tag)
-        if body is not None:
+        if body is not None and not layout.null_tag:
             default_name = nodes.build_def(body[0])
         else:
             default_name = _variant_name(reg, default_tag or "default", name, None)
+            if layout.null_tag:
+                # The title names the class; no tag value implies it (the tag is null or
+                # absent), and the union's own tag property lends it its leniency.
+                default_tag = None
+                member = _null_tag_member(member, base, layout.tag)
             reg.claim(default_name, where)
-            reg.add(nodes.struct(default_name, member, where, extra=base or None))
+            struct = nodes.struct(default_name, member, where, extra=base or None, fixed=fixed)
+            reg.add(struct)
     unknown = naming.unknown_class_name(name)
     if unknown in reg.owners or unknown in reg.class_names.values():
         # A real variant or def already owns Unknown<Union> (e.g. an "unknown" state):
@@ -238,9 +266,23 @@ def tagged(
             naming.pascal(title if isinstance(title, str) else "other") + name
         )
     reserved: tuple[str, ...] = ()
+    typed_fallback = False
     if layout.fallback is not None:
-        reg.claim(unknown, pointer)
         reserved = idioms.reserved_tags(layout.fallback, layout.tag)
+        own = layout.fallback.get("properties")
+        if not base and not (isinstance(own, dict) and set(own) - {layout.tag}):
+            reg.claim(unknown, pointer)
+        else:
+            # The union (or its fallback) declares properties beside the tag: an unknown tag
+            # still carries them, so its members are read as a struct holding them and the
+            # tag, not as raw JSON.
+            typed_fallback = True
+            where = join_pointer(pointer, keyword, _index_of(layout.fallback, schema, keyword))
+            struct = nodes.struct(unknown, layout.fallback, where, extra=base, fixed=fixed)
+            # The tag first, where the other members write theirs.
+            first = [f for f in struct.fields if f.fixed or f.wire == layout.tag]
+            rest = [f for f in struct.fields if f not in first]
+            reg.add(dataclasses.replace(struct, fields=(*first, *rest)))
     table = naming.variants_table_name(name)
     reg.claim(table, pointer)
     return ir.TaggedUnion(
@@ -254,17 +296,40 @@ def tagged(
         table_name=table,
         default_variant=default_name,
         default_tag=default_tag,
+        null_tag=layout.null_tag,
+        typed_fallback=typed_fallback,
         reserved=reserved,
         annotations=annotations_of(schema),
     )
 
 
+def _null_tag_member(member: dict[str, Any], base: dict[str, Any], tag: str) -> dict[str, Any]:
+    """The null-tag member with the leniency of the union's own tag property, if any."""
+    own = (base.get("properties") or {}).get(tag)
+    flag = "x-deserialize-default-on-error"
+    if not isinstance(own, dict) or own.get(flag) is not True:
+        return member
+    props = dict(member["properties"])
+    props[tag] = {**props[tag], flag: True}
+    return {**member, "properties": props}
+
+
+def _index_of(member: dict[str, Any], schema: dict[str, Any], keyword: str) -> int:
+    return next(i for i, m in enumerate(schema[keyword]) if m is member)
+
+
 def _fixed_fields(reg: Registry, name: str, pointer: str) -> tuple[ir.Field, ...]:
-    """Outer tags carried by the variants of a union nested in another union."""
+    """Outer tags carried by the variants of a union nested in another union, and in the
+    unions that one is nested in (``state_update`` > ``idle`` > ``end_turn``)."""
     def_name = pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
     by_field: dict[str, list[tuple[str, str]]] = {}
-    for tag_field, value, where in reg.nested_into.get(def_name, []):
-        by_field.setdefault(tag_field, []).append((value, where))
+    pending, visited = [def_name], {def_name}
+    while pending:
+        for tag_field, value, where, outer in reg.nested_into.get(pending.pop(), []):
+            by_field.setdefault(tag_field, []).append((value, where))
+            if outer not in visited:
+                visited.add(outer)
+                pending.append(outer)
     return tuple(
         ir.Field(
             attr=naming.attribute(tag_field),

@@ -25,6 +25,8 @@ class StructView:
     #: What goes between the class's parentheses: its bases and class keywords.
     options: str
     fields: tuple[FieldView, ...]
+    #: Lines of code in the class body after the fields (a method the library needs).
+    members: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,8 @@ class View:
     #: Whether open enums list their constants as ``typing.ClassVar`` annotations (pydantic
     #: target) rather than as enum members (msgspec target).
     enum_class_vars: bool = False
+    #: Whether objects keep the properties their schema does not declare (the default).
+    keeps_unknown: bool = True
 
     def mentions(self, prefix: str) -> bool:
         """Whether the models module spells `prefix` (``typing.``, ``_rt.``) anywhere, so

@@ -1,4 +1,4 @@
-"""Benchmarks of acp-codegen against its peers (run ``python -m bench``; see README, Performance).
+"""Benchmarks of acp-codegen against its peers (``python -m bench``; see bench/RESULTS.md).
 
 Peers: the official ACP Python SDK's pydantic models, datamodel-code-generator's
 pydantic v2 output, and a hand-written msgspec floor (`bench.floor`). Install

@@ -18,8 +18,10 @@ from tests import corpus
 from . import (
     codec,
     cold,
+    conformance,
     dataclasses_target,
     forward,
+    patterns,
     pydantic_target,
     reducer,
     report,
@@ -28,7 +30,7 @@ from . import (
 )
 from .packages import DMC_FORMATTERS, read_lines, workspace
 
-SECTIONS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11")
+SECTIONS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13")
 MIN_ROUNDS = 15
 
 
@@ -57,7 +59,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args.only = {s.strip() for s in args.only.split(",") if s.strip()}
     unknown = args.only - set(SECTIONS)
     if unknown:
-        parser.error(f"--only: no figure {', '.join(sorted(unknown))} (figures: 1-11)")
+        parser.error(f"--only: no figure {', '.join(sorted(unknown))} (figures: 1-13)")
     if not args.smoke and args.rounds < MIN_ROUNDS:
         parser.error(f"--rounds must be at least {MIN_ROUNDS} (use --smoke for a quick check)")
     return args
@@ -89,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
             ("9", lambda: [scaling.scaling(ws, rounds, args.smoke)]),
             ("10", lambda: [forward.figure(ws, lines, rounds, repeat)]),
             ("11", lambda: dataclasses_target.figure(ws, lines, rounds)),
+            ("12", lambda: [patterns.figure(ws, rounds, args.smoke)]),
+            ("13", lambda: [conformance.figure(ws, rounds, args.smoke)]),
         ]
         for key, run in steps:
             if key in args.only or (key == "2" and "3" in args.only):
@@ -96,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
                 sections += done
                 print(report.text(done), flush=True)
     if args.markdown:
-        args.markdown.write_text(report.markdown(sections) + "\n", encoding="utf-8")
+        page = report.markdown(sections, rounds, args.smoke)
+        args.markdown.write_text(page + "\n", encoding="utf-8")
     missed = [row for s in sections for row in s.rows if row.met is False]
     print(
         f"\n{len(missed)} goal(s) not met" + "".join(f"\n  - {r.figure}: {r.label}" for r in missed)

@@ -100,7 +100,7 @@ def v1(ws: Workspace, lines: list[bytes], rounds: int) -> tuple[Section, Section
                 s[2],
                 Goal("faster", 4),
             ),
-            Row(fig, "vs hand-written msgspec Struct union (floor)", s[0], s[3], Goal("time", 1.3)),
+            Row(fig, "vs hand-written msgspec Struct union (floor)", s[0], s[3], Goal("time", 1.0)),
             Row(fig, "vs json.loads alone (untyped dicts)", s[0], s[4]),
             Row(fig, "vs msgspec.json.decode alone (untyped dicts)", s[0], s[5]),
         ],
@@ -232,7 +232,7 @@ def slow_path(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Se
     bad_item = _variant(message, {**update, "content": [*update["content"], {"type": "content"}]})
     for lenient in (bad_meta, bad_item):
         pkg.decode_notification(lenient)
-    raw = pkg.codec._ENVELOPE_STRICT
+    raw = pkg.codec._ENVELOPE
     decode = pkg.decode_notification
     reps = range(repeat)
     cases = {
@@ -303,43 +303,27 @@ def slow_path(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Se
 def _slow_share(
     section: Section, label: str, pkg: ModuleType, lines: list[bytes], rounds: int
 ) -> None:
-    """Count the messages of known kinds that strict decoding rejects, and their time share.
-
-    Unknown kinds must take the slow path; any other message that does pays for
-    leniency it did not need, as long as it is valid.
-    """
-    fast, unknown = pkg.codec._ENVELOPE_STRICT, pkg._runtime.UnknownVariant
+    """Count the valid messages of known kinds that strict decoding refuses, and their time
+    share: they are read by the lenient pass (a union nested in the union, which one strict
+    msgspec pass cannot read, is the expected case)."""
+    fast, unknown = pkg.codec._ENVELOPE, pkg._runtime.UnknownVariant
     decode = pkg.decode_notification
-    slow: list[bytes] = []
-    second_pass: list[bytes] = []
-    walked: list[int] = []
-    real_convert = pkg._runtime.convert
-
-    def counting_convert(*args: Any, **kwargs: Any) -> Any:
-        walked.append(1)
-        return real_convert(*args, **kwargs)
-
-    pkg._runtime.convert = counting_convert  # the slow path is the only caller
-    try:
-        for line in lines:
-            try:
-                fast(line)
-            except msgspec.ValidationError:
-                walked.clear()
-                if isinstance(decode(line).update, unknown):
-                    continue
-                (slow if walked else second_pass).append(line)
-    finally:
-        pkg._runtime.convert = real_convert
-    if second_pass:
-        kinds = Counter(json.loads(x)["params"]["update"]["sessionUpdate"] for x in second_pass)
-        section.notes.append(
-            f"{label}: {len(second_pass)} valid messages decoded by a second strict pass "
-            f"(a union nested in a union, never the slow path): {dict(kinds.most_common())}"
-        )
+    lenient: list[bytes] = []
+    for line in lines:
+        try:
+            fast(line)
+        except msgspec.ValidationError:
+            repairs: list[Any] = []
+            if not isinstance(decode(line, repairs).update, unknown) and not repairs:
+                lenient.append(line)
+    if not lenient:
+        section.notes.append(f"{label}: strict decoding read every valid known message")
+        return
     samples = interleave(
         {
-            f"{label}: known messages on the slow path": lambda: [decode(x) for x in slow],
+            f"{label}: valid known messages the lenient pass reads": lambda: [
+                decode(x) for x in lenient
+            ],
             f"{label}: whole stream": lambda: [decode(x) for x in lines],
         },
         rounds,
@@ -349,16 +333,19 @@ def _slow_share(
     section.rows.append(
         Row(
             "7 slow path",
-            f"{label}: valid messages of known kinds taking the slow path",
+            f"{label}: valid messages of known kinds read by the lenient pass (time share)",
             part,
             whole,
-            Goal("count", 0),
-            count=(len(slow), len(lines)),
+            count=(len(lenient), len(lines)),
         )
     )
-    kinds = Counter(json.loads(x)["params"]["update"]["sessionUpdate"] for x in slow)
+    kinds = Counter(
+        json.loads(x)["params"]["update"]["sessionUpdate"]
+        + (f"/{json.loads(x)['params']['update'].get('state')}" if b"state_update" in x else "")
+        for x in lenient
+    )
     if kinds:
-        section.notes.append(f"{label}: slow-path kinds {dict(kinds.most_common())}")
+        section.notes.append(f"{label}: kinds the lenient pass read {dict(kinds.most_common())}")
 
 
 def _variant(message: dict[str, Any], update: dict[str, Any]) -> bytes:

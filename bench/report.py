@@ -1,7 +1,7 @@
 """What a bench run prints: the machine and versions, then per section its samples and figures.
 
-`text` is for the terminal; `markdown` renders the figures as the table the
-README's Performance section shows.
+`text` is for the terminal; `markdown` renders the figures as the page
+`bench/RESULTS.md`: the run's date, machine and versions, then one table.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import os
 import platform
 import sys
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from importlib import metadata
 
 import acp_codegen
@@ -75,7 +76,7 @@ def command() -> str:
 
 
 def verdict(row: Row) -> str:
-    return {None: "", True: "met", False: "NOT MET"}[row.met]
+    return {None: "", True: "met", False: "missed"}[row.met]
 
 
 def text(sections: list[Section]) -> str:
@@ -95,8 +96,19 @@ def text(sections: list[Section]) -> str:
     return "\n".join(out)
 
 
-def markdown(sections: list[Section]) -> str:
+def markdown(sections: list[Section], rounds: int, smoke: bool) -> str:
+    """The figures as a page: when and where they were measured, then one table."""
+    mode = "smoke run, figures meaningless" if smoke else f"{rounds} interleaved rounds"
+    pins = ", ".join(f"{k} {v}" for k, v in versions().items())
     lines = [
+        "# Benchmark results",
+        "",
+        f"- date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
+        f"- machine: {machine()} (`platform`: {platform.platform()}; cpu count {os.cpu_count()})",
+        f"- versions: {pins}",
+        f"- mode: {mode}, {clock_name()} time",
+        f"- command: `{command()}`",
+        "",
         "| figure | comparison | result (median; min) | goal | |",
         "| --- | --- | --- | --- | --- |",
     ]

@@ -1,11 +1,13 @@
 """Corpus sweep: every published ACP schema revision through the real CLI.
 
-For each schema in ``$ACP_SHARED/acp-schemas`` this runs ``acp-codegen generate
---all`` in a worker process, imports the package it wrote, and decodes
-repeatable sample payloads made by `tests.instances` from the raw schema: one
-per union member and a full and a minimal one per other definition, plus the
-``session/update`` envelope. Each decoded sample must encode back to the same
-JSON. A revision ends as
+For each schema in ``$ACP_SHARED/acp-schemas`` this runs ``acp-codegen generate``
+in a worker process, with one job (``all = true``, no formatter) per target the schema
+is swept for, so the schema is read once however many targets there are. It imports
+each package written, and decodes repeatable sample payloads made by `tests.instances`
+from the raw schema: one per union member and a full and a minimal one per other
+definition, plus the ``session/update`` envelope. Each decoded sample must encode back
+to the same
+JSON. A revision ends, on each target, as
 
 - ``ok``: generated, imported, every sample decoded and round-tripped;
 - ``clean``: the CLI refused it with exit code 2 and one ``error at <file>#<pointer>:``
@@ -31,6 +33,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -66,6 +69,9 @@ class Outcome:
     seconds: float = 0.0
     samples: int = 0
     failures: list[str] = field(default_factory=list)
+    target: str = "msgspec"
+    #: What the package's `SessionState` made of one message chunk (`state_check`).
+    state: str = ""
 
 
 class _Timeout(Exception):
@@ -76,54 +82,89 @@ def _alarm(signum: int, frame: Any) -> None:
     raise _Timeout
 
 
-def sweep_one(file: str, scratch: str) -> Outcome:
-    """Generate, import and exercise one revision (runs in a worker process)."""
+def sweep_one(file: str, scratch: str, targets: tuple[str, ...] = ("msgspec",)) -> list[Outcome]:
+    """Generate, import and exercise one revision on `targets` (runs in a worker process)."""
     started = time.perf_counter()
     folder = file.split("/", 1)[0]
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(SCHEMA_BUDGET_S)
     try:
-        outcome = _sweep(file, folder, Path(scratch))
+        outcomes = _sweep(file, folder, Path(scratch), targets)
     except _Timeout:
-        outcome = Outcome(file, folder, "hang", f"over the {SCHEMA_BUDGET_S}s budget")
+        outcomes = [
+            Outcome(file, folder, "hang", f"over the {SCHEMA_BUDGET_S}s budget", target=t)
+            for t in targets
+        ]
     finally:
         signal.alarm(0)
-    outcome.seconds = time.perf_counter() - started
-    return outcome
+    for outcome in outcomes:
+        outcome.seconds = (time.perf_counter() - started) / len(outcomes)
+    return outcomes
 
 
-def _package_name(file: str) -> str:
-    return "sweep_" + re.sub(r"\W", "_", file.rsplit(".json", 1)[0])
+def _package_name(file: str, target: str) -> str:
+    return f"sweep_{target}_" + re.sub(r"\W", "_", file.rsplit(".json", 1)[0])
 
 
-def _sweep(file: str, folder: str, scratch: Path) -> Outcome:
+def _config(schema: Path, scratch: Path, file: str, targets: tuple[str, ...]) -> Path:
+    """A pyproject.toml with one job per target, each generating every definition."""
+    lines = []
+    for target in targets:
+        package = _package_name(file, target)
+        lines += [
+            f"[tool.acp-codegen.jobs.{target}]",
+            f"schema = {json.dumps(str(schema))}",
+            f"out = {json.dumps(str(scratch / package))}",
+            f'package = "{package}"',
+            f'target = "{target}"',
+            "all = true",
+            # Layout is the goldens' and the determinism tests' concern; the sweep checks
+            # what the code does, so it skips the formatter's process per job.
+            'formatter = "none"',
+        ]
+    path = scratch / f"{_package_name(file, 'config')}.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _sweep(file: str, folder: str, scratch: Path, targets: tuple[str, ...]) -> list[Outcome]:
     from click.testing import CliRunner
 
     from acp_codegen.cli import main
 
     schema = corpus.SCHEMAS / file
-    package = _package_name(file)
-    out = scratch / package
-    args = ["generate", "--schema", str(schema), "--out", str(out), "--package", package, "--all"]
-    result = CliRunner().invoke(main, args)
+    outs = [scratch / _package_name(file, t) for t in targets]
+    config = _config(schema, scratch, file, targets)
+    result = CliRunner().invoke(main, ["generate", "--config", str(config)])
+    config.unlink()
     stderr = result.stderr.strip()
+
+    def every(status: str, detail: str) -> list[Outcome]:
+        return [Outcome(file, folder, status, detail, target=t) for t in targets]
+
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         name = type(result.exception).__name__
-        return Outcome(file, folder, "crash", f"traceback: {name}: {result.exception}"[:300])
+        return every("crash", f"traceback: {name}: {result.exception}"[:300])
     if "Traceback" in result.output:
-        return Outcome(file, folder, "crash", "a traceback was printed")
+        return every("crash", "a traceback was printed")
     if result.exit_code == 2:
-        if CLEAN_ERROR.match(stderr) and not out.exists():
-            return Outcome(file, folder, "clean", stderr)
-        return Outcome(file, folder, "crash", f"unclear refusal: {stderr[:300]!r}")
+        if CLEAN_ERROR.match(stderr) and not any(out.exists() for out in outs):
+            return every("clean", stderr)
+        return every("crash", f"unclear refusal: {stderr[:300]!r}")
     if result.exit_code != 0:
-        return Outcome(file, folder, "crash", f"exit {result.exit_code}: {stderr[:300]!r}")
-    try:
-        return _exercise(file, folder, schema, package, scratch)
-    finally:
-        for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
-            del sys.modules[name]
-        shutil.rmtree(out, ignore_errors=True)
+        return every("crash", f"exit {result.exit_code}: {stderr[:300]!r}")
+    outcomes = []
+    for target, out in zip(targets, outs, strict=True):
+        package = out.name
+        try:
+            outcome = _exercise(file, folder, schema, package, scratch)
+        finally:
+            for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+                del sys.modules[name]
+            shutil.rmtree(out, ignore_errors=True)
+        outcome.target = target
+        outcomes.append(outcome)
+    return outcomes
 
 
 def _exercise(file: str, folder: str, schema: Path, package: str, scratch: Path) -> Outcome:
@@ -161,7 +202,28 @@ def _exercise(file: str, folder: str, schema: Path, package: str, scratch: Path)
             failures.append(f"decode_notification: {type(exc).__name__}: {exc}"[:300])
     if failures:
         return Outcome(file, folder, "crash", failures[0][:300], 0, samples, failures[:20])
-    return Outcome(file, folder, "ok", "", 0, samples)
+    return Outcome(file, folder, "ok", "", 0, samples, state=state_check(pkg))
+
+
+#: An agent message chunk, which every v1 and v2 revision's reducer keeps as an entity.
+CHUNK = {"sessionUpdate": "agent_message_chunk", "messageId": "m",
+         "content": {"type": "text", "text": "hi"}}
+
+
+def state_check(pkg: ModuleType) -> str:
+    """``ok`` when the package's `SessionState` reduces `CHUNK` into an agent message,
+    ``none`` when the package has no reducer, else what went wrong."""
+    if not hasattr(pkg, "SessionState"):
+        return "none"
+    try:
+        state = pkg.SessionState()
+        state.apply(pkg.decode_update(json.dumps(CHUNK)))
+        content = [b.text for b in state.get("agent_message", "m").content]
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"[:300]
+    if state.timeline != [("agent_message", "m")] or content != ["hi"]:
+        return f"reduced to {state.timeline!r} holding {content!r}"
+    return "ok"
 
 
 def _runtime_type(pkg: ModuleType, def_name: str) -> Any:
@@ -235,35 +297,48 @@ def _init_worker(scratch: str) -> None:
 
 
 def sweep(
-    files: list[str] | None = None, workers: int = 2, deadline_s: float = 600
+    files: list[str] | None = None,
+    workers: int = 2,
+    deadline_s: float = 600,
+    targets: Callable[[str], tuple[str, ...]] = lambda folder: ("msgspec",),
 ) -> list[Outcome]:
-    """Run the sweep over `files` (default: every schema revision) in `workers` processes."""
+    """Run the sweep over `files` (default: every schema revision) in `workers` processes,
+    generating each for the targets `targets` names for its folder; one outcome per
+    file and target, in file order."""
     files = files if files is not None else [r.file for r in corpus.schemas()]
+    wanted = {f: targets(f.split("/", 1)[0]) for f in files}
     scratch = tempfile.mkdtemp(prefix="acp-sweep-")
-    outcomes: dict[str, Outcome] = {}
+    outcomes: dict[tuple[str, str], Outcome] = {}
     context = multiprocessing.get_context("spawn")
     pool = context.Pool(workers, _init_worker, (scratch,), maxtasksperchild=24)
     try:
-        jobs = pool.imap_unordered(_sweep_star, [(f, scratch) for f in files])
+        jobs = pool.imap_unordered(_sweep_star, [(f, scratch, wanted[f]) for f in files])
         end = time.monotonic() + deadline_s
         for _ in files:
             try:
-                outcome = jobs.next(timeout=max(0.0, end - time.monotonic()))
+                found = jobs.next(timeout=max(0.0, end - time.monotonic()))
             except multiprocessing.TimeoutError:
                 break
-            outcomes[outcome.file] = outcome
+            outcomes.update(((o.file, o.target), o) for o in found)
     finally:
         pool.terminate()
         pool.join()
         shutil.rmtree(scratch, ignore_errors=True)
+    out = []
     for file in files:
-        if file not in outcomes:
-            folder = file.split("/", 1)[0]
-            outcomes[file] = Outcome(file, folder, "hang", "not finished before the sweep deadline")
-    return [outcomes[f] for f in files]
+        for target in wanted[file]:
+            late = Outcome(
+                file,
+                file.split("/", 1)[0],
+                "hang",
+                "not finished before the sweep deadline",
+                target=target,
+            )
+            out.append(outcomes.get((file, target), late))
+    return out
 
 
-def _sweep_star(args: tuple[str, str]) -> Outcome:
+def _sweep_star(args: tuple[str, str, tuple[str, ...]]) -> list[Outcome]:
     return sweep_one(*args)
 
 
@@ -310,6 +385,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folder", action="append", help="only this folder (repeatable)")
     parser.add_argument("--file", action="append", help="only this MANIFEST file (repeatable)")
     parser.add_argument("--json", type=Path, help="also write every outcome to this JSON file")
+    parser.add_argument(
+        "--target", action="append", help="a target to generate for (repeatable; default msgspec)"
+    )
     args = parser.parse_args(argv)
     if not corpus.available():
         print(corpus.MISSING, file=sys.stderr)
@@ -320,7 +398,8 @@ def main(argv: list[str] | None = None) -> int:
         if (not args.folder or r.folder in args.folder) and (not args.file or r.file in args.file)
     ]
     started = time.perf_counter()
-    outcomes = sweep(files, args.workers)
+    chosen = tuple(args.target or ["msgspec"])
+    outcomes = sweep(files, args.workers, targets=lambda folder: chosen)
     print(render(outcomes, time.perf_counter() - started))
     if args.json:
         args.json.write_text(json.dumps([asdict(o) for o in outcomes], indent=1), "utf-8")

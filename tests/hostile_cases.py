@@ -538,3 +538,118 @@ def issue14_cases() -> list[tuple[str, dict[str, Any], Callable[[ModuleType], No
             _enum_named_like_machinery,
         ),
     ]
+
+
+# -- keywords: every one enforced on every target, or refused ---------------------------------
+
+
+def _each_accepted(m: ModuleType, payload: dict[str, Any], changes: list[dict[str, Any]]) -> None:
+    for good in changes:
+        decode_round_trip(m, m.A, payload | good)
+
+
+def _enforced_keywords(m: ModuleType) -> None:
+    payload = {"s": "abc", "i": 9, "n": 9.4, "whole": 3, "l": [1, 2], "edge": INT64_MAX - 1}
+    payload |= {"low": INT64_MIN + 1, "mixed": 2, "both": 5.0}
+    decode_round_trip(m, m.A, payload)
+    _each_refused(m, payload, [{"s": "abcd"}, {"s": ""}, {"i": 0}, {"i": 10}, {"i": 4}])
+    _each_refused(m, payload, [{"n": 0.5}, {"n": 9.5}, {"n": 0}, {"n": 10}, {"n": -3}])
+    _each_refused(m, payload, [{"whole": 2}, {"whole": -12}, {"l": [1, 2, 3]}, {"l": []}])
+    _each_refused(m, payload, [{"edge": INT64_MAX}, {"low": INT64_MIN}, {"mixed": 1}])
+    _each_refused(m, payload, [{"mixed": 3}, {"both": 5.5}, {"both": 2}])
+    _each_accepted(m, payload, [{"i": 3}, {"i": 6}, {"n": 1}, {"n": 0.51}, {"n": 9.49}])
+    _each_accepted(m, payload, [{"s": "a"}, {"whole": 0}, {"whole": -9}, {"mixed": 2.5}])
+    _each_accepted(m, payload, [{"both": 2.000001}, {"both": 5}, {"mixed": 2.0000001}])
+
+
+def enforced_keywords_document() -> dict[str, Any]:
+    """maxLength, multipleOf, exclusiveMinimum/Maximum and maxItems on the types they
+    apply to, with both kinds of bound on one side and exclusive bounds at int64's ends."""
+    return with_defs(
+        A=_obj(
+            s={"type": "string", "minLength": 1, "maxLength": 3},
+            i={"type": "integer", "multipleOf": 3, "exclusiveMinimum": 0, "exclusiveMaximum": 10},
+            n={"type": "number", "exclusiveMinimum": 0.5, "exclusiveMaximum": 9.5},
+            whole={"type": "integer", "multipleOf": 3.0, "minimum": -9},
+            l={"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 2},
+            edge={"type": "integer", "exclusiveMaximum": INT64_MAX},
+            low={"type": "integer", "exclusiveMinimum": INT64_MIN},
+            mixed={"type": "number", "minimum": 1, "exclusiveMinimum": 1.5, "maximum": 2.5,
+                   "exclusiveMaximum": 3},
+            both={"type": "number", "exclusiveMinimum": 2, "minimum": 2, "maximum": 5,
+                  "exclusiveMaximum": 5.5},
+        )
+    )  # fmt: skip
+
+
+def _annotations_only(m: ModuleType) -> None:
+    value = decode_round_trip(m, m.A, {"when": "not a date", "mail": "x", "n": [1, 1]})
+    assert value.when == "not a date" and value.n == [1, 1]
+
+
+def annotations_only_document() -> dict[str, Any]:
+    """Formats the generator knows are annotations (JSON Schema asserts no format); the
+    keywords that would say nothing at these values are accepted without a word."""
+    return with_defs(
+        A=_obj(
+            when={"type": "string", "format": "date-time", "readOnly": True, "deprecated": True},
+            mail={"type": "string", "format": "email", "contentMediaType": "text/plain"},
+            n={"type": "array", "items": {"type": "integer"}, "uniqueItems": False},
+        )
+        | {"minProperties": 0, "examples": [{}], "$comment": "c"}
+    )
+
+
+def allowed_unenforced(m: ModuleType) -> None:
+    record = importlib.import_module(m.__name__ + "._provenance")
+    assert record.UNENFORCED == (  # (by pointer)
+        ("maxProperties", "/$defs/A/maxProperties"),
+        ("format", "/$defs/A/properties/code/format"),
+    )
+    assert record.OPTIONS["allow_unenforced"] == ["format", "maxProperties"]
+    many = {"code": "x", **{f"k{i}": i for i in range(5)}}
+    assert decode_round_trip(m, m.A, many).code == "x"  # (not enforced, as recorded)
+
+
+def allowed_unenforced_document() -> dict[str, Any]:
+    return with_defs(A=_obj(code={"type": "string", "format": "x-iso-code"}) | {"maxProperties": 1})
+
+
+#: Patterns Python's re matches in linear time: a value each accepts, one it refuses, and a
+#: unit and an end that make a refused megabyte built to send a backtracking matcher back
+#: and forth (linear time takes milliseconds on it; the patterns refused elsewhere, hours).
+SAFE_PATTERNS = {
+    "anchored": ("^[A-Z]{3}$", "EUR", "EURO", "A", ""),
+    "words": (r"^\w+@\w+\.com$", "a@b.com", "a@b@c.com", "a", "@b.co"),
+    "groups": (r"^(ab)*c?$", "ababc", "aba", "ab", "a"),
+    "unanchored": ("ab+", "xxabbb", "aaa", "a", ""),
+    "classes": (r"^[^\s,]+(,[^\s,]+)*$", "a,b,c", "a,,b", "a,", ","),
+}
+#: The length of the values each accepted pattern is timed on.
+MEGABYTE = 2**20
+
+
+def _safe_patterns(m: ModuleType) -> None:
+    import time
+
+    for name, (_pattern, good, bad, unit, end) in SAFE_PATTERNS.items():
+        decode_round_trip(m, m.A, {name: good})
+        _each_refused(m, {name: good}, [{name: bad}])
+        started = time.perf_counter()
+        _each_refused(m, {name: good}, [{name: unit * (MEGABYTE // len(unit)) + end}])
+        assert time.perf_counter() - started < 5, name
+
+
+def safe_patterns_document() -> dict[str, Any]:
+    return with_defs(
+        A=_obj(**{n: {"type": "string", "pattern": p[0]} for n, p in SAFE_PATTERNS.items()})
+    )
+
+
+def keyword_cases() -> list[tuple[str, dict[str, Any], Callable[[ModuleType], None]]]:
+    """Generated rows for the keywords: each enforced on every target, or only described."""
+    return [
+        ("enforced-keywords", enforced_keywords_document(), _enforced_keywords),
+        ("annotation-keywords", annotations_only_document(), _annotations_only),
+        ("linear-time-patterns", safe_patterns_document(), _safe_patterns),
+    ]

@@ -25,9 +25,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from acp_codegen import emit, format, render
+from acp_codegen import emit, format, ondisk, render
 from acp_codegen.cli import main
 from acp_codegen.errors import SchemaError
+from acp_codegen.load import READ_LIMITS
 from tests.hostile_cases import base, snapshot, with_defs
 
 Fault = Callable[[pytest.MonkeyPatch, Path], Path]
@@ -202,7 +203,7 @@ def test_concurrent_writers_never_leave_a_mix(exchange: bool, tmp_path: Path) ->
         jobs = [(str(out), w, 25, exchange) for w in range(writers)]
         errors = [e for found in pool.starmap(_write_many, jobs) for e in found]
     assert errors == []
-    final = emit.read_tree(out)
+    final = ondisk.read_tree(out)
     winner = int(final["sub/deep.py"].split()[-1])
     assert final == _tree(winner)
     assert [p.name for p in tmp_path.iterdir()] == ["pkg"], "staging or trash left behind"
@@ -217,7 +218,7 @@ def test_concurrent_cli_runs_leave_one_whole_package(tmp_path: Path) -> None:
     expected = []
     for schema in schemas:  # what each run writes when it runs alone
         assert CliRunner().invoke(main, _args(schema, out)).exit_code == 0
-        expected.append(emit.read_tree(out))
+        expected.append(ondisk.read_tree(out))
     assert expected[0] != expected[1]
     for _ in range(3):
         runs = [
@@ -232,7 +233,7 @@ def test_concurrent_cli_runs_leave_one_whole_package(tmp_path: Path) -> None:
         for run in runs:
             _, stderr = run.communicate(timeout=120)
             assert run.returncode == 0, stderr
-        assert emit.read_tree(out) in expected
+        assert ondisk.read_tree(out) in expected
     assert [p.name for p in out.parent.iterdir()] == ["pkg"]
 
 
@@ -249,16 +250,16 @@ def test_out_given_as_a_symlink_is_written_through(existing: Path, tmp_path: Pat
     links.mkdir()
     link = links / "pkg"
     link.symlink_to(existing, target_is_directory=True)
-    before = emit.read_tree(existing)
+    before = ondisk.read_tree(existing)
     for _ in range(2):
         result = CliRunner().invoke(main, _args(_schema(tmp_path, _changed()), link))
         assert result.exit_code == 0, result.output
     assert link.is_symlink() and link.resolve() == existing.resolve()
     assert [p.name for p in links.iterdir()] == ["pkg"]
     assert [p.name for p in existing.parent.iterdir()] == ["pkg"]
-    after = emit.read_tree(existing)
+    after = ondisk.read_tree(existing)
     assert after != before and "class Extra(" in after["models.py"]
-    assert emit.read_tree(link) == after
+    assert ondisk.read_tree(link) == after
     check = CliRunner().invoke(main, ["check", *_args(_schema(tmp_path, _changed()), link)[1:]])
     assert check.exit_code == 0, check.output
 
@@ -367,6 +368,23 @@ def test_check_does_not_block_on_a_planted_fifo(existing: Path, tmp_path: Path) 
     assert result.exit_code == 1 and "pipe.py" in result.output
 
 
+@pytest.mark.parametrize("kind", ["huge", "dev-zero"])
+def test_check_reads_no_file_past_the_cap(kind: str, existing: Path, tmp_path: Path) -> None:
+    """A file in the package over the read limit (or a link to a device) is stale, shown
+    with a placeholder: check neither reads it whole nor prints it."""
+    models = existing / "models.py"
+    models.unlink()
+    if kind == "huge":
+        with open(models, "wb") as handle:
+            handle.truncate(READ_LIMITS["generated file"] + 1)
+    else:
+        models.symlink_to("/dev/zero")
+    result = CliRunner().invoke(main, ["check", *_args(_schema(tmp_path, base()), existing)[1:]])
+    assert result.exit_code == 1, result.output
+    placeholder = "over the 16,777,216-byte limit" if kind == "huge" else "not a regular file"
+    assert placeholder in result.stdout and len(result.stdout) < 200_000
+
+
 @pytest.mark.parametrize("force", [False, True], ids=["refused", "forced"])
 def test_user_files_inside_out(force: bool, existing: Path, tmp_path: Path) -> None:
     (existing / "notes.md").write_text("mine\n", encoding="utf-8")
@@ -389,7 +407,7 @@ def test_user_files_inside_out(force: bool, existing: Path, tmp_path: Path) -> N
         return
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in existing.iterdir()) == sorted(
-        [".acp-codegen", *(f for f in emit.read_tree(existing))]
+        [".acp-codegen", *(f for f in ondisk.read_tree(existing))]
     )
     assert not (existing / "notes.md").exists() and not (existing / "extra").exists()
     assert tmp_path.is_dir(), "a symlink was deleted, never what it points at"
@@ -400,7 +418,7 @@ def test_files_an_earlier_run_wrote_are_removed_without_force(tmp_path: Path) ->
     out = tmp_path / "pkg"
     emit.write_tree(out, {"a.py": "A = 1\n", "old.py": "OLD = 1\n"})
     emit.write_tree(out, {"a.py": "A = 2\n"})
-    assert emit.read_tree(out) == {"a.py": "A = 2\n"}
+    assert ondisk.read_tree(out) == {"a.py": "A = 2\n"}
 
 
 def test_a_marker_without_a_file_list_vouches_for_generated_headers(tmp_path: Path) -> None:
@@ -411,7 +429,7 @@ def test_a_marker_without_a_file_list_vouches_for_generated_headers(tmp_path: Pa
     (out / "state.py").write_text("# Generated by acp-codegen 0.1.0; do not edit.\n")
     (out / "py.typed").write_text("")
     (out / "mine.py").write_text("X = 1\n")
-    assert emit.strays(out, {"a.py": ""}) == ["mine.py"]
+    assert ondisk.strays(out, {"a.py": ""}) == ["mine.py"]
 
 
 def test_reading_without_fwalk_still_skips_symlinks(
@@ -421,9 +439,9 @@ def test_reading_without_fwalk_still_skips_symlinks(
     outside = tmp_path / "outside.txt"
     outside.write_text("SECRET\n", encoding="utf-8")
     (existing / "leak.py").symlink_to(outside)
-    with_fwalk = emit.read_tree(existing)
+    with_fwalk = ondisk.read_tree(existing)
     monkeypatch.delattr(os, "fwalk")
-    assert emit.read_tree(existing) == with_fwalk
+    assert ondisk.read_tree(existing) == with_fwalk
     assert "SECRET" not in "".join(with_fwalk.values()) and "leak.py" in with_fwalk
 
 
@@ -443,8 +461,147 @@ def test_a_tree_moved_away_mid_read_reads_as_absent(
             os.rename(f"{top}.aside", top)
 
     monkeypatch.setattr(emit.os, "fwalk", moved_first)
-    assert emit.read_tree(existing) == {}
-    assert emit.strays(existing, {}) == []
+    assert ondisk.read_tree(existing) == {}
+    assert ondisk.strays(existing, {}) == []
     emit.write_tree(existing, {"models.py": "x = 1\n"})
     monkeypatch.undo()
-    assert emit.read_tree(existing) == {"models.py": "x = 1\n"}
+    assert ondisk.read_tree(existing) == {"models.py": "x = 1\n"}
+
+
+# -- the modes and links of every file the CLI writes ----------------------------------------
+
+
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o7777
+
+
+class _Umask:
+    """Run with `mask` as the process umask, then put the old one back."""
+
+    def __init__(self, mask: int) -> None:
+        self.mask = mask
+
+    def __enter__(self) -> None:
+        self.old = os.umask(self.mask)
+
+    def __exit__(self, *exc: object) -> None:
+        os.umask(self.old)
+
+
+def _changelog_run(tmp_path: Path, changelog: Path) -> Any:
+    """``acp-codegen diff`` of two revisions that differ, into `changelog`."""
+    old = _schema(tmp_path, base())
+    new = tmp_path / "new.json"
+    new.write_text(json.dumps(_changed()), encoding="utf-8")
+    args = ["diff", str(old), str(new), "--all", "--changelog-file", str(changelog)]
+    return CliRunner().invoke(main, args)
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o640, 0o664, 0o755])
+def test_changelog_keeps_its_mode(mode: int, tmp_path: Path) -> None:
+    changelog = tmp_path / "CHANGELOG.md"
+    changelog.write_text("# Changelog\n", encoding="utf-8")
+    changelog.chmod(mode)
+    with _Umask(0o077):  # the umask is for new files: an existing one keeps what it had
+        result = _changelog_run(tmp_path, changelog)
+    assert result.exit_code == 0, result.output
+    assert "## [Unreleased]" in changelog.read_text(encoding="utf-8")
+    assert _mode(changelog) == mode
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o027, 0o077])
+def test_a_new_changelog_takes_the_umask(mask: int, tmp_path: Path) -> None:
+    changelog = tmp_path / "docs" / "CHANGELOG.md"
+    with _Umask(mask):
+        result = _changelog_run(tmp_path, changelog)
+    assert result.exit_code == 0, result.output
+    assert _mode(changelog) == 0o666 & ~mask
+    assert sorted(p.name for p in changelog.parent.iterdir()) == ["CHANGELOG.md"]
+
+
+@pytest.mark.parametrize("dangling", [False, True], ids=["link", "dangling-link"])
+def test_a_changelog_symlink_is_written_through(dangling: bool, tmp_path: Path) -> None:
+    real = tmp_path / "real" / "CHANGES.md"
+    real.parent.mkdir()
+    if not dangling:
+        real.write_text("# Changes\n", encoding="utf-8")
+        real.chmod(0o640)
+    link = tmp_path / "CHANGELOG.md"
+    link.symlink_to(real)
+    result = _changelog_run(tmp_path, link)
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert "## [Unreleased]" in real.read_text(encoding="utf-8")
+    assert _mode(real) == (0o666 & ~_current_umask() if dangling else 0o640)
+    assert sorted(p.name for p in real.parent.iterdir()) == ["CHANGES.md"]
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_a_changelog_that_is_not_a_regular_file_is_left_alone(tmp_path: Path) -> None:
+    """A link to a device (here a private copy of /dev/null) reads as empty; the entry is
+    not written through it, and the device stays a device."""
+    import stat
+
+    device = tmp_path / "null"
+    try:
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("making a device node needs privileges")
+    link = tmp_path / "CHANGELOG.md"
+    link.symlink_to(device)
+    result = _changelog_run(tmp_path, link)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error: cannot write output: {device} exists and is not a regular file\n"
+    )
+    assert stat.S_ISCHR(device.stat().st_mode) and link.is_symlink()
+
+
+def test_generated_files_keep_their_modes(existing: Path, tmp_path: Path) -> None:
+    """Files the next run rewrites keep the mode they had, and so does the folder; a file
+    the run adds takes the umask's mode, like the staging folder it was written in."""
+    (existing / "models.py").chmod(0o600)
+    (existing / "codec.py").chmod(0o444)
+    (existing / ondisk.MARKER).chmod(0o640)
+    existing.chmod(0o750)
+    with _Umask(0o027):
+        result = CliRunner().invoke(main, _args(_schema(tmp_path, _changed()), existing))
+    assert result.exit_code == 0, result.output
+    assert "class Extra(" in (existing / "models.py").read_text(encoding="utf-8")
+    assert _mode(existing / "models.py") == 0o600
+    assert _mode(existing / "codec.py") == 0o444
+    assert _mode(existing / ondisk.MARKER) == 0o640
+    assert _mode(existing) == 0o750
+    assert _mode(existing / "dispatch.py") == 0o644  # written by the first run, umask 022
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o027, 0o077])
+def test_a_new_package_takes_the_umask(mask: int, tmp_path: Path) -> None:
+    out = tmp_path / "out" / "pkg"
+    with _Umask(mask):
+        result = CliRunner().invoke(main, _args(_schema(tmp_path, base()), out))
+    assert result.exit_code == 0, result.output
+    assert _mode(out) == 0o777 & ~mask
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert files and {_mode(p) for p in files} == {0o666 & ~mask}
+
+
+def test_a_file_in_the_old_tree_that_is_a_link_lends_no_mode(
+    existing: Path, tmp_path: Path
+) -> None:
+    """The mode kept is the file's own, never that of whatever a planted link names."""
+    outside = tmp_path / "outside.py"
+    outside.write_text("x = 1\n", encoding="utf-8")
+    outside.chmod(0o777)
+    (existing / "models.py").unlink()
+    (existing / "models.py").symlink_to(outside)
+    result = CliRunner().invoke(main, [*_args(_schema(tmp_path, _changed()), existing), "--force"])
+    assert result.exit_code == 0, result.output
+    models = existing / "models.py"
+    assert not models.is_symlink() and _mode(models) == 0o666 & ~_current_umask()
+    assert outside.read_text(encoding="utf-8") == "x = 1\n" and _mode(outside) == 0o777

@@ -41,9 +41,9 @@ def test_smoke_mode_runs_every_figure(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
     for number in (*range(1, 8), 9):  # the first issue's seven figures, then later ones
         assert f"\n== {number}. " in result.stdout, f"figure {number} missing:\n{result.stdout}"
-    figures = {
-        line.split("|")[1].strip().split(" ")[0]
-        for line in table.read_text(encoding="utf-8").splitlines()[2:]
-    }
+    page = table.read_text(encoding="utf-8")
+    assert "- date: " in page and "cpu count" in page, page[:500]
+    rows = page.split("| --- | --- | --- | --- | --- |\n", 1)[1].splitlines()
+    figures = {line.split("|")[1].strip().split(" ")[0] for line in rows}
     assert figures >= {"1", "2", "3", "4", "5", "6", "7", "9"}, figures
     assert "pending" not in result.stdout, "a figure did not run"

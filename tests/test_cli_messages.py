@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from acp_codegen import installs
 from acp_codegen.cli import main
 from acp_codegen.targets import TARGETS
 from tests.userproject import REPO, codegen_env
@@ -184,9 +185,10 @@ def test_black_without_black_installed_is_one_line(tmp_path: Path) -> None:
         check=False,
     )
     assert proc.returncode == 2
+    hint = installs.install_hint(installs.requirement("black", "black"))
     assert proc.stderr == (
-        "error: --formatter black needs black, which is not installed: "
-        "pip install 'acp-codegen[black]' (or choose --formatter ruff)\n"
+        f"error: --formatter black needs black, which is not installed; run: {hint} "
+        "(or choose --formatter ruff)\n"
     )
     assert not (tmp_path / "p").exists()
 
@@ -197,3 +199,75 @@ def test_inspect_quiet_prints_nothing_but_still_refuses_a_bad_schema(tmp_path: P
     bad.write_text(json.dumps({"$defs": []}), encoding="utf-8")
     result = run("inspect", "-q", str(bad))
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "code"),
+    [
+        ("--schema", "schema\x1b[2J.json", "U+001B"),
+        ("--out", "out\npkg", "U+000A"),
+        ("--overlay", "overlay\x07.json", "U+0007"),
+        ("--templates", "templates\x9b", "U+009B"),
+    ],
+)
+@pytest.mark.parametrize("name", ["generate", "check"])
+def test_a_path_flag_with_a_control_character_is_one_line(
+    name: str, flag: str, value: str, code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    args = {"--schema": str(SCHEMA), "--out": "pkg", flag: value}
+    result = run(name, *(part for pair in args.items() for part in pair), "--package", "p")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error: {flag} holds the control character {code}, which no path acp-codegen "
+        "reads or writes may hold\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def _schema_with(tmp_path: Path, **props: object) -> Path:
+    doc = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    doc["$defs"]["Extra"] = {"type": "object", "properties": props, "maxProperties": 4}
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("target", list(TARGETS))
+def test_allowing_an_unenforced_keyword_warns_on_every_generate(
+    target: str, tmp_path: Path
+) -> None:
+    """Without the option the schema is refused; with it each generate warns (one line
+    per use), _provenance.py records what is not enforced, and check agrees."""
+    schema = _schema_with(tmp_path, code={"type": "string", "format": "x-code"})
+    out = tmp_path / "pkg"
+    args = ["--schema", str(schema), "--out", str(out), "--package", "p", "--all"]
+    args += ["--target", target]
+    refused = run("generate", *args)
+    assert refused.exit_code == 2 and refused.stderr == (
+        f"error at {schema}#/$defs/Extra/maxProperties: keyword 'maxProperties', which no "
+        "target enforces; pass --allow-unenforced maxProperties to generate without it\n"
+    )
+    assert not out.exists()
+    allow = ["--allow-unenforced", "maxProperties", "--allow-unenforced", "format"]
+    warnings = [
+        f"warning: {schema}#/$defs/Extra/maxProperties: maxProperties is not enforced by the "
+        "generated code (--allow-unenforced)",
+        f"warning: {schema}#/$defs/Extra/properties/code/format: format is not enforced by the "
+        "generated code (--allow-unenforced)",
+    ]
+    for _ in range(2):
+        result = run("generate", *args, *allow)
+        assert result.exit_code == 0, result.output
+        assert [line for line in result.stderr.splitlines() if "warning" in line] == warnings
+    record = (out / "_provenance.py").read_text(encoding="utf-8")
+    assert "UNENFORCED = (" in record and '"/$defs/Extra/maxProperties"' in record
+    assert "--allow-unenforced maxProperties --allow-unenforced format" in record
+    assert run("check", *args, *allow).exit_code == 0
+    assert run("check", *args, "--allow-unenforced", "maxProperties").exit_code == 2
+
+
+def test_allow_unenforced_names_only_what_may_be_allowed() -> None:
+    result = run("generate", "--schema", str(SCHEMA), "--allow-unenforced", "pattern")
+    assert result.exit_code == 2
+    assert "'pattern' is not one of 'maxProperties', 'minProperties'" in result.stderr

@@ -1,20 +1,20 @@
-"""msgspec target: a struct that arrives with undeclared properties is of a class that
-declares them (`_extras.declaring`), one class per generated class and set of names.
+"""Undeclared properties: kept, in arrival order, through every way a value is copied.
 
-What that buys, and what each test pins:
-
-- every path (the general walk, a twin, the error-guided shortcut) gives the same class
-  for the same properties, so equal payloads decode to equal values;
-- encoding stays msgspec alone, with no Python walk, after such a struct was decoded
-  (before, one undeclared property anywhere made every later `encode` ten times slower);
-- names msgspec cannot declare, more names than `NAMES_KEPT` on one object and more
-  sets than `KINDS_KEPT` fall back to a dict on the instance, losslessly, and a set of
-  names keeps the answer it got first.
+On every target a decoded object keeps the properties its schema does not declare, and
+they take part in ``==``, ``copy``, ``deepcopy``, the library's own ``replace`` and
+pickling. On msgspec such an object is of a subclass of its class that declares them
+(`_extras.declaring`), kept in a table bounded in classes and in name length: a class
+made again after the table emptied is another object, and changes nothing that shows.
+A property whose name msgspec could not write back (a quote, a backslash, a control
+character) is dropped on every target, with a repair.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
+import pickle
 from types import ModuleType
 from typing import Any
 
@@ -24,9 +24,9 @@ from tests import corpus
 from tests.conftest import GenerateFn
 
 
-def _v1(make_package: GenerateFn, name: str) -> ModuleType:
+def _v1(make_package: GenerateFn, name: str, target: str = "msgspec") -> ModuleType:
     corpus.require()
-    return make_package(corpus.newest(corpus.NEWEST["v1"]), name)
+    return make_package(corpus.newest(corpus.NEWEST["v1"]), name, target=target)
 
 
 def _message(update: dict[str, Any]) -> bytes:
@@ -36,124 +36,105 @@ def _message(update: dict[str, Any]) -> bytes:
 
 TOOL = {"sessionUpdate": "tool_call_update", "toolCallId": "t",
         "content": [{"type": "terminal", "terminalId": "x"}]}
+EXTRA = {"zeta": 1, "acmeNote": "read", "x-extra": {"deep": [1, 2.5, None]}}
 
 
-def test_every_path_gives_the_same_class(make_package: GenerateFn) -> None:
-    """The general path (first sight), the twin (from the second), `decode_update`, and
-    the error-guided shortcut (a second fault beside it) all give the struct the same
-    declaring class; the values are equal and encode to the same bytes."""
-    pkg = _v1(make_package, "declared_paths")
-    extras = pkg._extras
-    update = {**TOOL, "name": "read", "x-extra": {"deep": [1, 2.5, None]}}
-    first = pkg.decode_notification(_message(update)).update
-    second = pkg.decode_notification(_message(update)).update
-    third = pkg.decode_notification(_message(update)).update
-    alone = pkg.decode_update(json.dumps(update).encode())
-    faulty = {**update, "content": [*update["content"], {"type": "content"}]}
+def _replace(pkg: ModuleType, obj: Any, **changes: Any) -> Any:
+    """The target library's own way to copy a value with some fields changed."""
+    if hasattr(obj, "model_copy"):
+        return obj.model_copy(update=changes)
+    if dataclasses.is_dataclass(obj):
+        return dataclasses.replace(obj, **changes)
+    import msgspec
+
+    return msgspec.structs.replace(obj, **changes)
+
+
+def test_kept_in_arrival_order_through_every_copy(make_package: GenerateFn, target: str) -> None:
+    pkg = _v1(make_package, "extras_copies", target)
+    update = {**TOOL, **EXTRA}
+    decoded = pkg.decode_update(json.dumps(update).encode())
+    assert list(pkg.extra_fields(decoded)) == list(EXTRA)
+    assert pkg.extra_fields(decoded) == EXTRA
+    wire = json.loads(pkg.encode(decoded))
+    assert wire == update and list(wire)[-3:] == list(EXTRA)
+    for other in (copy.copy(decoded), copy.deepcopy(decoded), pickle.loads(pickle.dumps(decoded)),
+                  _replace(pkg, decoded, title="changed")):
+        assert pkg.extra_fields(other) == EXTRA, type(other)
+        assert json.loads(pkg.encode(other))["x-extra"] == EXTRA["x-extra"]
+    assert pickle.loads(pickle.dumps(decoded)) == decoded
+    assert copy.deepcopy(decoded) == decoded
+
+
+def test_undeclared_values_take_part_in_equality(make_package: GenerateFn, target: str) -> None:
+    pkg = _v1(make_package, "extras_equality", target)
+    one = pkg.decode_update(json.dumps({**TOOL, "acmeNote": 1}).encode())
+    same = pkg.decode_update(json.dumps({**TOOL, "acmeNote": 1}).encode())
+    other = pkg.decode_update(json.dumps({**TOOL, "acmeNote": 2}).encode())
+    plain = pkg.decode_update(json.dumps(TOOL).encode())
+    assert one == same
+    assert one != other
+    assert one != plain and plain != one
+
+
+def test_unwritable_names_are_dropped_with_a_repair(make_package: GenerateFn, target: str) -> None:
+    pkg = _v1(make_package, "extras_unfit", target)
+    update = {**TOOL, 'a"quote': 1, "back\\slash": 2, "tab\there": 3, "fine": 4}
     repairs: list[Any] = []
-    guided = pkg.decode_notification(_message(faulty), repairs=repairs).update
-    assert [r.path for r in repairs] == ["$.params.update.content[1]"]
-    cls = type(first)
-    assert cls.__mro__[1] is pkg.ToolCallUpdateSessionUpdate
-    assert cls.__acp_undeclared__ == (("acp_undeclared_0", "name"),
-                                      ("acp_undeclared_1", "x-extra"))
-    for other in (second, third, alone, guided):
-        assert type(other) is cls
-        assert other == first
-        assert pkg.extra_fields(other) == {"name": "read", "x-extra": {"deep": [1, 2.5, None]}}
-        assert pkg.encode(other) == pkg.encode(first)
-    assert json.loads(pkg.encode(first)) == update
-    assert extras.EXTRAS_SEEN == [False]
+    decoded = pkg.decode_update(json.dumps(update).encode(), repairs)
+    assert pkg.extra_fields(decoded) == {"fine": 4}
+    assert [(r.path, r.action, r.original) for r in repairs] == [
+        ('$.a"quote', "dropped", 1), ("$.back\\slash", "dropped", 2), ("$.tab\there", "dropped", 3)]
 
 
-def test_encoding_stays_native(make_package: GenerateFn, monkeypatch: pytest.MonkeyPatch) -> None:
-    """After structs with undeclared properties were decoded, at every level, encoding
-    writes them back without the Python walk, integers still integers."""
-    pkg = _v1(make_package, "declared_encode")
-    update = {"sessionUpdate": "agent_message_chunk", "x-top": 7,
-              "content": {"type": "text", "text": "hi", "x-in": {"n": 1, "f": 1.0}}}
-    message = _message(update)
-    decoded = [pkg.decode_notification(message) for _ in range(3)]
-
-    def walked(obj: Any) -> Any:
-        raise AssertionError("encoding walked the value in Python")
-
-    monkeypatch.setattr(pkg._runtime, "encode_value", walked)
-    for params in decoded:
-        assert pkg.encode(params) == pkg.encode(decoded[0])
-        assert json.loads(pkg.encode(params)) == json.loads(message)["params"]
-        assert b'"n":1,' in pkg.encode(params) and b'"f":1.0' in pkg.encode(params)
-    assert pkg.extra_fields(decoded[0].update.content) == {"x-in": {"n": 1, "f": 1.0}}
+def test_a_class_made_again_changes_nothing(make_package: GenerateFn) -> None:
+    """msgspec: emptying the table of declaring classes (as filling it does) makes the next
+    decode build its class again: another object, with the same name, fields, repr, value
+    and bytes, equal to what was decoded before, and pickled values load either way."""
+    pkg = _v1(make_package, "extras_again")
+    update = {**TOOL, **EXTRA}
+    before = pkg.decode_update(json.dumps(update).encode())
+    pickled = pickle.dumps(before)
+    pkg._extras._MADE._items.clear()
+    after = pkg.decode_update(json.dumps(update).encode())
+    assert type(after) is not type(before)
+    assert repr(after) == repr(before) and type(after).__name__ == type(before).__name__
+    assert after == before and before == after
+    assert pkg.encode(after) == pkg.encode(before)
+    assert pickle.loads(pickled) == after
+    assert isinstance(after, pkg.ToolCallUpdate)
 
 
-def test_the_order_of_names_does_not_matter(make_package: GenerateFn) -> None:
-    pkg = _v1(make_package, "declared_order")
-    one = pkg.decode_update(json.dumps({**TOOL, "b": 1, "a": 2}).encode())
-    two = pkg.decode_update(json.dumps({**TOOL, "a": 2, "b": 1}).encode())
-    assert type(one) is type(two) and one == two
-    assert pkg.encode(one) == pkg.encode(two)
-    assert one != pkg.decode_update(json.dumps({**TOOL, "a": 2, "b": 3}).encode())
-
-
-@pytest.mark.parametrize("name", ['say "hi"', "back\\slash", "nul\u0000", "tab\t", "\u001f"])
-def test_names_msgspec_cannot_declare_stay_in_a_dict(make_package: GenerateFn,
-                                                     name: str) -> None:
-    """msgspec refuses a quote, a backslash or a control character in a field's wire name:
-    such a property is kept in the instance's dict instead, and written back exactly."""
-    pkg = _v1(make_package, "declared_unfit")
-    update = {**TOOL, name: [1, {"k": "v"}], "plain": 0}
-    for _ in range(3):  # (the general path, then a twin is tried)
-        decoded = pkg.decode_notification(_message(update)).update
-        assert not hasattr(type(decoded), "__acp_undeclared__")
-        assert pkg.extra_fields(decoded) == {name: [1, {"k": "v"}], "plain": 0}
-        assert json.loads(pkg.encode(decoded)) == update
-    assert pkg._extras.EXTRAS_SEEN == [True]
-
-
-def test_bounds_fall_back_to_a_dict_and_keep_their_answer(
-    make_package: GenerateFn, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Past `KINDS_KEPT` classes a new set of names is kept in a dict, and stays so; a set
-    that got a class keeps it; more than `NAMES_KEPT` names never get one."""
-    pkg = _v1(make_package, "declared_bounds")
-    extras = pkg._extras
-    monkeypatch.setattr(extras, "KINDS_KEPT", len(extras._DECLARING) + 2)
-
-    def kind(extra: dict[str, Any]) -> Any:
-        decoded = pkg.decode_update(json.dumps({**TOOL, **extra}).encode())
-        assert pkg.extra_fields(decoded) == extra
-        assert json.loads(pkg.encode(decoded)) == {**TOOL, **extra}
-        return getattr(type(decoded), "__acp_undeclared__", None)
-
-    assert kind({"a": 1}) is not None
-    assert kind({"b": 1}) is not None
-    assert kind({"c": 1}) is None  # full
-    assert kind({"a": 5}) is not None  # (the same names as before: the same class)
-    assert kind({"c": 2}) is None
-    monkeypatch.setattr(extras, "KINDS_KEPT", 10**6)
-    many = {f"x{n}": n for n in range(extras.NAMES_KEPT + 1)}
-    assert kind(many) is None
-    assert kind(dict(list(many.items())[:-1])) is not None
+def test_ever_new_names_cost_bounded_memory(make_package: GenerateFn) -> None:
+    """A stream of messages each with a new undeclared property name, some of them long:
+    the table of declaring classes stays within its bounds, and every message keeps its
+    property."""
+    pkg = _v1(make_package, "extras_flood")
+    table = pkg._extras._MADE
+    for n in range(3000):
+        name = f"p{n}" + ("x" * 4000 if n % 7 == 0 else "")
+        decoded = pkg.decode_update(json.dumps({**TOOL, name: n}).encode())
+        assert pkg.extra_fields(decoded) == {name: n}
+        assert len(table._items) <= table._entries and table._cost <= table._size
 
 
 def test_a_declaring_class_built_by_hand(make_package: GenerateFn) -> None:
     """An instance of a declaring class made without its undeclared properties has none."""
-    pkg = _v1(make_package, "declared_by_hand")
-    cls = type(pkg.decode_update(json.dumps({**TOOL, "name": "n"}).encode()))
-    made = cls(tool_call_id="t")
-    assert pkg.extra_fields(made) == {}
-    assert json.loads(pkg.encode(made)) == {"sessionUpdate": "tool_call_update",
-                                            "toolCallId": "t"}
+    pkg = _v1(make_package, "extras_by_hand")
+    cls = type(pkg.decode_update(json.dumps({**TOOL, "acmeNote": 1}).encode()))
+    bare = cls(tool_call_id="t")
+    assert pkg.extra_fields(bare) == {}
+    assert json.loads(pkg.encode(bare)) == {"sessionUpdate": "tool_call_update", "toolCallId": "t"}
 
 
-def test_a_flood_of_new_names_stays_bounded(make_package: GenerateFn) -> None:
-    """Every message with a new undeclared property: at most `KINDS_KEPT` classes are made,
-    and every message still decodes and encodes exactly."""
-    pkg = _v1(make_package, "declared_flood")
-    extras = pkg._extras
-    for n in range(extras.KINDS_KEPT + 200):
-        update = {**TOOL, f"x-{n}": n}
-        decoded = pkg.decode_update(json.dumps(update).encode())
-        assert pkg.extra_fields(decoded) == {f"x-{n}": n}
-        assert json.loads(pkg.encode(decoded)) == update
-    assert len(extras._DECLARING) == extras.KINDS_KEPT
+@pytest.mark.parametrize("where", ["update", "content item", "params"])
+def test_undeclared_properties_at_any_depth(make_package: GenerateFn, target: str,
+                                            where: str) -> None:
+    pkg = _v1(make_package, "extras_depth", target)
+    update = json.loads(json.dumps(TOOL))
+    params: dict[str, Any] = {"sessionId": "s", "update": update}
+    holder = {"update": update, "content item": update["content"][0], "params": params}[where]
+    holder["acmeNote"] = {"n": 1}
+    message = {"jsonrpc": "2.0", "method": "session/update", "params": params}
+    decoded = pkg.decode_notification(json.dumps(message).encode())
+    assert json.loads(pkg.encode(decoded)) == params

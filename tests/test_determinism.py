@@ -18,7 +18,7 @@ import pytest
 
 from acp_codegen.format import format_sources
 from acp_codegen.pipeline import Job, generate
-from tests.conftest import OWN_SCHEMA
+from tests.conftest import OWN_SCHEMA, TARGETS
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = REPO / "tests" / "golden" / "open_union" / "schema.json"
@@ -33,8 +33,11 @@ print(json.dumps({k: hashlib.sha256(v.encode()).hexdigest() for k, v in sorted(f
 """
 
 
+#: Every target with the default formatter; black and another line length once each, on
+#: the default target (formatting does not depend on the target).
 FORMATS = pytest.mark.parametrize(
-    ("formatter", "line_length"), [("ruff", 100), ("black", 100), ("ruff", 79)]
+    ("target", "formatter", "line_length"),
+    [(t, "ruff", 100) for t in TARGETS] + [("msgspec", "black", 100), ("msgspec", "ruff", 79)],
 )
 
 
@@ -61,7 +64,10 @@ def test_generate_twice_gives_identical_bytes(
     assert generate(job) == generate(job)
 
 
-@pytest.mark.parametrize(("formatter", "line_length"), [("ruff", 100), ("black", 88)])
+@pytest.mark.parametrize(
+    ("target", "formatter", "line_length"),
+    [(t, "ruff", 100) for t in TARGETS] + [("msgspec", "black", 88)],
+)
 def test_hash_seed_does_not_change_output(target: str, formatter: str, line_length: int) -> None:
     for schema in (OWN_SCHEMA, GOLDEN):
         zero = _digests_in_subprocess(schema, "0", target, formatter, line_length)

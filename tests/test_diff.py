@@ -26,7 +26,7 @@ from tests import corpus
 
 FIXTURES = Path(__file__).parent / "diff_fixtures"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "expected.json").is_file())
-README = corpus.REPO / "README.md"
+DIFF_DOC = corpus.REPO / "docs" / "diff.md"
 #: Kinds whose `member` is the NEW name of something renamed, with the OLD name in `old`.
 RENAMES = ("field.renamed", "union.tag_renamed", "enum.value_renamed")
 
@@ -246,8 +246,8 @@ def test_bad_input_is_one_line_and_exit_2(
     assert "Traceback" not in result.output
 
 
-def test_readme_lists_the_rule_table() -> None:
-    assert rules_markdown() in README.read_text(encoding="utf-8")
+def test_diff_doc_lists_the_rule_table() -> None:
+    assert rules_markdown() in DIFF_DOC.read_text(encoding="utf-8")
 
 
 def test_diff_overlay_annotates_both_revisions(tmp_path: Path) -> None:

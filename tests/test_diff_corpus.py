@@ -2,12 +2,13 @@
 
 Every consecutive pair of revisions of each original path (MANIFEST.tsv, with
 ``also_at`` followed) is compared; facts known from that history are checked
-as spot tests; the README's sample output is regenerated and compared.
+as spot tests; the sample output in docs/diff.md is regenerated and compared.
 Each revision is built once and shared between pairs, so the sweep stays fast.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from functools import cache
@@ -147,7 +148,6 @@ def test_compaction_update_appears_in_the_newest_revisions(original_path: str) -
     ]
     folder = original_path.split("/")[1]
     assert appeared == [f"{folder}/2026-08-20_0055de87_schema.unstable.json"]
-    assert revisions[-2].file == appeared[0]
     newest = module(revisions[-1].file, False).get("SessionUpdate")
     assert isinstance(newest, ir.TaggedUnion) and "compaction_update" in newest.tags
 
@@ -161,15 +161,43 @@ def test_newest_v2_unstable_pair_is_fast() -> None:
     assert elapsed < 2.0, f"diff took {elapsed:.2f} s"
 
 
-def test_readme_shows_real_output(monkeypatch: pytest.MonkeyPatch) -> None:
-    text = (corpus.REPO / "README.md").read_text(encoding="utf-8")
-    match = re.search(
+def test_diff_doc_shows_real_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each `acp-codegen diff` run pasted in docs/diff.md is what the command prints now."""
+    text = (corpus.REPO / "docs" / "diff.md").read_text(encoding="utf-8")
+    runs = re.findall(
         r'```console\n\$ cd "\$ACP_SHARED/acp-schemas"\n\$ (acp-codegen diff [^\n]+)\n(.*?)```',
         text,
         re.S,
     )
-    assert match, "README has no ```console block with an `acp-codegen diff` run"
+    assert len(runs) >= 2, "docs/diff.md shows a markdown and a text run of `acp-codegen diff`"
     monkeypatch.chdir(corpus.SCHEMAS)
-    result = CliRunner().invoke(main, match.group(1).split()[1:])
+    for command, shown in runs:
+        result = CliRunner().invoke(main, command.split()[1:])
+        assert result.exit_code == 0, result.output
+        assert result.stdout == shown, command
+
+
+
+#: The last release of each line before the November revisions, its 2026-11-02 successor,
+#: and what the diff counts (breaking, additive, cosmetic).
+UPGRADES = [
+    ("v1", "2026-08-20", (0, 11, 0)),
+    ("v2", "2026-08-20", (11, 47, 1)),
+    ("v2-unstable", "2026-08-20", (11, 48, 1)),
+]
+
+
+def _last_of(key: str, day: str) -> str:
+    revisions = [r for r in corpus.schemas() if r.at(corpus.NEWEST[key])]
+    return [r.file for r in revisions if r.file.split("/")[1].startswith(day)][-1]
+
+
+@pytest.mark.parametrize(("key", "day", "counts"), UPGRADES, ids=[u[0] for u in UPGRADES])
+def test_the_november_upgrade_of_each_line(key: str, day: str, counts: tuple[int, ...]) -> None:
+    old, new = _last_of(key, day), _last_of(key, "2026-11-02")
+    result = CliRunner().invoke(
+        main, ["diff", str(corpus.SCHEMAS / old), str(corpus.SCHEMAS / new), "--format", "json"]
+    )
     assert result.exit_code == 0, result.output
-    assert result.stdout == match.group(2)
+    summary = json.loads(result.output)["summary"]
+    assert (summary["breaking"], summary["additive"], summary["cosmetic"]) == counts, (old, new)

@@ -20,6 +20,7 @@ and it may hold at most five commands.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -29,6 +30,7 @@ import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -74,6 +76,8 @@ def stage_migration(project: Path) -> None:
 STAGING = {
     "migration.md": stage_migration,
 }
+#: Documents that start from an empty folder and make the project's own `.venv`.
+OWN_VENV = {"guide.md"}
 
 
 @pytest.fixture(scope="session")
@@ -130,6 +134,28 @@ def check_precommit_config(text: str, project: Path, env: dict[str, str], where:
     assert proc.returncode == 0, f"{where}: {proc.stdout}{proc.stderr}"
 
 
+def run_console(body: str, project: Path, env: dict[str, str], where: str) -> None:
+    """A ``console`` block: its ``$ `` lines run in the corpus (``$ACP_SHARED``), and what
+    follows them is their exact standard output."""
+    corpus.require()
+    lines = body.splitlines(keepends=True)
+    prompts = [ln for ln in lines if ln.startswith("$ ")]
+    assert lines[: len(prompts)] == prompts, f"{where}: the commands come first"
+    assert prompts[0] == '$ cd "$ACP_SHARED/acp-schemas"\n', f"{where}: runs in the corpus"
+    proc = subprocess.run(
+        ["bash", "-eo", "pipefail", "-c", "".join(ln[2:] for ln in prompts)],
+        cwd=project,
+        env={**env, "ACP_SHARED": str(corpus.SHARED)},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert proc.returncode == 0, f"{where} exited {proc.returncode}:\n{proc.stderr}"
+    shown = "".join(lines[len(prompts) :])
+    assert proc.stdout == shown, f"{where}: output differs\n--- got\n{proc.stdout}"
+
+
 def run_document(blocks_: list[Block], project: Path, env: dict[str, str], name: str) -> None:
     """Run or check `blocks_` in order; a block with no rule fails the test."""
     last_output: str | None = None
@@ -175,6 +201,8 @@ def run_document(blocks_: list[Block], project: Path, env: dict[str, str], name:
                 scratch = project.parent / "config-check.toml"
                 scratch.write_text(block.body, encoding="utf-8")
                 assert config.load(scratch, cwd=project.parent) is not None
+        elif block.lang == "console":
+            run_console(block.body, project, env, where)
         elif block.lang == "json":
             json.loads(block.body)
         elif block.lang == "yaml":
@@ -189,6 +217,9 @@ def test_document_blocks_run(doc: Path, checkout: Path, tmp_path: Path) -> None:
     found = blocks(doc.read_text(encoding="utf-8"))
     assert found, f"{doc.name} has no code blocks"
     project, env = sandbox(tmp_path, checkout)
+    if doc.name in OWN_VENV:
+        # `python` is the project's own environment once a block has made it.
+        env["PATH"] = f"{project / '.venv' / 'bin'}{os.pathsep}{env['PATH']}"
     if doc.name in STAGING:
         STAGING[doc.name](project)
     run_document(found, project, env, doc.name)
@@ -227,6 +258,7 @@ def test_readme_quick_start(checkout: Path, tmp_path: Path) -> None:
     assert any(".venv/bin/pip install" in step for step in steps)
     assert steps[0].startswith("pipx install"), "the generator is installed apart"
     project, env = sandbox(tmp_path, checkout)
+    stage_quick_start(project)
     # The quick start installs the generator with pipx and makes its own virtual
     # environment: none of the other shims may leak in.
     shims, env["PATH"] = env["PATH"].split(os.pathsep, 1)
@@ -241,6 +273,8 @@ def test_readme_quick_start(checkout: Path, tmp_path: Path) -> None:
     # Apart from the project: its environment has msgspec and no generator.
     assert (project / ".venv" / "bin" / "python").is_file()
     assert not (project / ".venv" / "bin" / "acp-codegen").exists()
+    # "What you get" shows code from that package, line for line, docstrings left out.
+    check_sample(project / "my_app" / "_vendor" / "acp" / "models.py")
 
 
 def test_harness_catches_drift(tmp_path: Path) -> None:
@@ -294,3 +328,206 @@ def test_guide_shows_where_the_next_schema_comes_from() -> None:
     used = upgrade.index("acp-codegen diff schema/acp.json schema/acp-next.json")
     assert first_use < made < used
     assert "where to get ACP's schema" in upgrade
+
+
+def test_compatibility_lists_every_keyword_in_its_group() -> None:
+    """docs/compatibility.md's table names every keyword `keywords` sorts, once, in the
+    row of its group (read, enforced, annotation, refused)."""
+    from acp_codegen import keywords
+
+    text = (REPO / "docs" / "compatibility.md").read_text(encoding="utf-8")
+    table = text.split("## Keywords", 1)[1].split("\n### ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    found: dict[str, str] = {}
+    for row in rows:
+        cells = row.split(" | ")
+        for name in re.findall(r"`([^`]+)`", cells[0]):
+            assert name not in found, name
+            found[name] = cells[1]
+    groups = [
+        (keywords.STRUCTURE - {"required"}, "read"),
+        ({"required"} | keywords.ENFORCED, "enforced"),
+        (keywords.ANNOTATIONS, "annotations"),
+        (set(keywords.UNENFORCED), "refused"),
+        (set(keywords.SHAPE), "always refused"),
+    ]
+    for names, word in groups:
+        for name in names:
+            assert name in found, f"{name} is missing from docs/compatibility.md"
+            assert found[name].startswith(word) or word in found[name], (name, found[name])
+    listed = set().union(*(g for g, _ in groups))
+    assert set(found) == listed
+
+
+# -- statements the README and the docs make --------------------------------------------
+
+MAX_README_CHARS = 12_000
+#: The schema the README's quick start generates from: the newest published v2.
+QUICK_START_SCHEMA = Path("schema/v2/schema.json")
+
+
+def manifest_rows() -> list[dict[str, str]]:
+    corpus.require()
+    lines = (corpus.SCHEMAS / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines()
+    names = lines[0].split("\t")
+    return [dict(zip(names, line.split("\t"), strict=True)) for line in lines[1:]]
+
+
+def stage_quick_start(project: Path) -> None:
+    """The file the quick start's prose tells the reader to fetch from the SDK's package."""
+    corpus.require()
+    target = project / QUICK_START_SCHEMA
+    target.parent.mkdir(parents=True)
+    target.write_bytes(corpus.newest(corpus.NEWEST["v2"]).read_bytes())
+
+
+def check_sample(models: Path) -> None:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("## What you get", 1)[1].split("\n## ", 1)[0]
+    sample = blocks(section)[0]
+    assert sample.lang == "python"
+    generated = models.read_text(encoding="utf-8").splitlines()
+    start = generated.index(sample.body.splitlines()[0])
+    rest = iter(generated[start:])
+    for line in sample.body.splitlines():
+        assert any(line == got for got in rest), f"not in the generated models: {line!r}"
+
+
+def test_readme_is_short() -> None:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    assert len(text) <= MAX_README_CHARS, len(text)
+
+
+def test_readme_first_screen_example_runs() -> None:
+    """The five-line decoding example under the two commands prints what it shows."""
+    head, _ = readme_sections()
+    code, shown = head[1], head[2]
+    assert (code.lang, shown.lang) == ("python", "text")
+    assert len(code.body.splitlines()) == 5
+    proc = subprocess.run(
+        [sys.executable, "-c", code.body], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == shown.body
+
+
+def test_readme_names_the_newest_v2_by_its_manifest_hashes() -> None:
+    """The blob and sha256 the quick start gives are those of the newest v2 in MANIFEST.tsv,
+    and every `blob`/`commit` hash any page names is one of that kind in MANIFEST.tsv."""
+    rows = manifest_rows()
+    newest = corpus.newest(corpus.NEWEST["v2"]).relative_to(corpus.SCHEMAS).as_posix()
+    row = next(r for r in rows if r["file"] == newest)
+    assert newest.startswith("v2/2026-11-02_")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert f"git blob `{row['git_blob'][:8]}`, sha256\n`{row['sha256']}`" in readme
+    assert "(2026-11-02)" in readme
+    for doc in [*DOCS, REPO / "README.md", REPO / "CONTRIBUTING.md"]:
+        text = doc.read_text(encoding="utf-8")
+        for blob in re.findall(r"blob `([0-9a-f]{7,40})`", text):
+            assert any(r["git_blob"].startswith(blob) for r in rows), (doc.name, blob)
+        for commit in re.findall(r"commit `([0-9a-f]{7,40})`", text):
+            assert any(r["first_commit"].startswith(commit) for r in rows), (doc.name, commit)
+
+
+def test_pages_are_for_readers() -> None:
+    """What the pages say is the software as it is: no result tables marked as missed goals,
+    no scratch paths, no talk of issues."""
+    pages = [*DOCS, REPO / "README.md", REPO / "CONTRIBUTING.md", REPO / "bench" / "RESULTS.md"]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for word in ("NOT MET", "/tmp/", "scratch script"):
+            assert word not in text, (page.name, word)
+        assert not re.search(r"\bissues? \d", text), page.name
+
+
+@pytest.fixture(scope="module")
+def v1_packages(tmp_path_factory: pytest.TempPathFactory) -> tuple[ModuleType, ModuleType]:
+    """The newest v1 stable schema as docs/migration.md generates it, and with `closed`."""
+    corpus.require()
+    from acp_codegen import emit
+    from acp_codegen.pipeline import Job, generate
+
+    root = tmp_path_factory.mktemp("v1")
+    schema = corpus.newest(corpus.NEWEST["v1"])
+    made = []
+    for name, closed in (("docs_v1_open", False), ("docs_v1_closed", True)):
+        emit.write_tree(root / name, generate(Job(schema, root / name, name, closed_all=closed)))
+        made.append(name)
+    sys.path.insert(0, str(root))
+    try:
+        return tuple(importlib.import_module(n) for n in made)  # type: ignore[return-value]
+    finally:
+        sys.path.remove(str(root))
+
+
+def test_migration_table_matches_the_v1_package(v1_packages: tuple[ModuleType, ModuleType]) -> None:
+    """docs/migration.md: on v1 an unknown tag and an unknown enum value are kept by
+    default, and refused only by a `closed = true` job."""
+    text = (REPO / "docs" / "migration.md").read_text(encoding="utf-8")
+    rows = {line.split(" | ")[0]: line for line in text.splitlines() if line.startswith("| ")}
+    assert "kept and re-encodable, on v1 and v2 alike" in rows["| unknown `sessionUpdate`"]
+    assert "`closed = true`" in rows["| unknown `sessionUpdate`"]
+    enums = rows["| enum values not in the schema"]
+    assert "kept, with `is_known` False, on v1 and v2 alike" in enums
+    opened, closed = v1_packages
+    future = b'{"sessionUpdate": "state_update", "state": "running"}'
+    update = opened.decode_update(future)
+    assert isinstance(update, opened.UnknownSessionUpdate) and opened.encode(update) == (
+        b'{"sessionUpdate":"state_update","state":"running"}'
+    )
+    assert not opened.decode(b'"teleport"', opened.ToolKind).is_known
+    with pytest.raises(closed.DecodeError, match="state_update"):
+        closed.decode_update(future)
+    with pytest.raises(closed.DecodeError):
+        closed.decode(b'"teleport"', closed.ToolKind)
+
+
+def test_inspect_prints_the_union_as_the_package_treats_it() -> None:
+    """docs/configuration.md: `inspect` shows v1's SessionUpdate open, and closed only
+    under --closed, where the schema closes it."""
+    from click.testing import CliRunner
+
+    from acp_codegen.cli import main
+
+    corpus.require()
+    text = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
+    assert "`inspect` shows the schema as the generated package treats it" in text
+    schema = str(corpus.newest(corpus.NEWEST["v1"]))
+    shown = CliRunner().invoke(main, ["inspect", schema]).stdout
+    assert "SessionUpdate  tag 'sessionUpdate', open: unknown tags -> UnknownSessionUpdate" in shown
+    closed = CliRunner().invoke(main, ["inspect", schema, "--closed"]).stdout
+    assert "SessionUpdate  tag 'sessionUpdate', closed" in closed
+
+
+def test_default_on_null_and_fields_bodies_read_as_documented(tmp_path: Path) -> None:
+    """docs/annotations.md: under x-deserialize-default-on-null a null array reads as [] with
+    a repair and another wrong kind is still an error; docs/api.md: with --all on the newest
+    v2 unstable schema, the variant is ToolCallUpdate and the shared body ToolCallUpdateFields."""
+    corpus.require()
+    from acp_codegen import emit
+    from acp_codegen.pipeline import Job, generate
+
+    annotations = (REPO / "docs" / "annotations.md").read_text(encoding="utf-8")
+    assert "`x-deserialize-default-on-null`" in annotations
+    api = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
+    assert "`ToolCallUpdateFields` is what a" in api
+    schema = corpus.newest(corpus.NEWEST["v2-unstable"])
+    assert schema.name.startswith("2026-11-02_")
+    name = "docs_v2_unstable_all"
+    emit.write_tree(tmp_path / name, generate(Job(schema, tmp_path / name, name, take_all=True)))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        pkg = importlib.import_module(name)
+    finally:
+        sys.path.remove(str(tmp_path))
+    repairs: list[object] = []
+    wire = b'{"cwd": "/w", "mcpServers": null}'
+    request = pkg.decode(wire, pkg.NewSessionRequest, repairs=repairs)
+    assert request.mcp_servers == [] and [(r.path, r.action) for r in repairs] == [
+        ("$.mcpServers", "defaulted")
+    ]
+    with pytest.raises(pkg.DecodeError):
+        pkg.decode(b'{"cwd": "/w", "mcpServers": 5}', pkg.NewSessionRequest)
+    assert pkg.SESSION_UPDATE_VARIANTS["tool_call_update"] is pkg.ToolCallUpdate
+    subject = pkg.ToolCallPermissionSubject.__annotations__["tool_call"]
+    assert "ToolCallUpdateFields" in str(subject)

@@ -90,6 +90,58 @@ def _deep_schema(levels: int) -> bytes:
 CASES.append(("too-deep", _deep_schema(100), "schema nests deeper than 64 levels"))
 
 
+def _unenforced(keyword: str, what: str) -> str:
+    return (f"{what}, which no target enforces; pass --allow-unenforced {keyword} to generate "
+            "without it")
+
+
+CASES += [
+    ("max-properties", notification(U=union(variant("a", m={"type": "object",
+                                                            "maxProperties": 2}))),
+     _unenforced("maxProperties", "keyword 'maxProperties'")),
+    ("unique-items", notification(U=union(variant("a", m={"type": "array", "uniqueItems": True}))),
+     _unenforced("uniqueItems", "keyword 'uniqueItems'")),
+    ("unknown-format", notification(U=union(variant("a", s={"type": "string", "format": "hex"}))),
+     _unenforced("format", "unknown format 'hex'")),
+    ("required-undeclared", notification(U=union(variant("a") | {"required": ["kind", "gone"]})),
+     _unenforced("required", "required names 'gone', which is not a declared property")),
+    ("false-schema", notification(U=union(variant("a", never=False))),
+     _unenforced("false", "the schema false (no value is valid here)")),
+    ("nested-quantifiers", notification(U=union(variant("a", s={"type": "string",
+                                                                "pattern": "^(\\d+)*$"}))),
+     "pattern '^(\\\\d+)*$' is not one that Python's re, which generated code matches with, "
+     "is sure to match in linear time"),
+    ("multiple-of-zero", notification(U=union(variant("a", n={"type": "integer",
+                                                              "multipleOf": 0}))),
+     "multipleOf 0 must be greater than 0"),
+    ("keyword-id", notification(U=union(variant("a", n={"$id": "urn:x"}))),
+     "unsupported keyword '$id'"),
+]
+
+
+def _null_variant(**extra: Any) -> dict[str, Any]:
+    """The variant taken when the tag is null or absent (the November stop-reason shape)."""
+    return {"type": "object", "properties": {"kind": {"type": "null"}}, **extra}
+
+
+CASES += [
+    ("two-null-tag-variants", notification(U=union(variant("a"), _null_variant(),
+                                                   _null_variant())),
+     "variants /$defs/U/anyOf/1 and /$defs/U/anyOf/2 both take a null 'kind'"),
+    ("null-tag-variant-requires-its-tag",
+     notification(U=union(variant("a"), _null_variant(required=["kind"]))),
+     "the variant for a null 'kind' requires 'kind'; it must take it absent too"),
+    ("default-on-null-on-a-string",
+     notification(U=union(variant("a", s={"type": "string",
+                                           "x-deserialize-default-on-null": True}))),
+     "x-deserialize-default-on-null needs a non-nullable array or map"),
+    ("default-on-null-on-a-nullable-array",
+     notification(U=union(variant("a", s={"type": ["array", "null"], "items": {},
+                                           "x-deserialize-default-on-null": True}))),
+     "x-deserialize-default-on-null needs a non-nullable array or map"),
+]
+
+
 @pytest.fixture(autouse=True)
 def _outside_any_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Run from an empty folder, so no project's [tool.acp-codegen] table applies."""
@@ -112,7 +164,20 @@ def _plan_key(key: str) -> dict[str, Any]:
     return own
 
 
+def _plan_entity(key: str, value: str) -> dict[str, Any]:
+    """Our own schema with `key` of plan_update's x-acp-entity set to `value`."""
+    own = _plan_key("plan.planId")
+    for member in own["$defs"]["SessionUpdate"]["anyOf"]:
+        if member.get("properties", {}).get("sessionUpdate", {}).get("const") == "plan_update":
+            member["x-acp-entity"][key] = value
+    return own
+
+
 CASES += [
+    ("entity-kind-nul", _plan_entity("kind", "\x00"),
+     "annotation text holds the control character U+0000, which generated code does not carry"),
+    ("entity-kind-escape", _plan_entity("kind", "plan\x1b]0;x\x07"),
+     "annotation text holds the control character U+001B"),
     ("entity-key-missing-step", _plan_key("plan.nope"), "PlanItems has no property 'nope'"),
     ("entity-key-optional-step", _plan_key("_meta.x"), "key '_meta.x': '_meta' is not always"),
     ("entity-key-into-a-string", _plan_key("plan.planId.x"), "must descend into objects"),

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_codegen import emit
+from acp_codegen import emit, ondisk
 from acp_codegen.pipeline import Job, generate
 from acp_codegen.targets import TARGETS
 
@@ -47,7 +47,7 @@ def test_golden(case: str, target: str) -> None:
     files = {name: text for name, text in generate(job).items() if name not in copied}
     if os.environ.get("ACP_UPDATE_GOLDEN"):
         emit.write_tree(job.out, files)
-    diff = emit.diff_tree(job.out, files)
+    diff = ondisk.diff_tree(job.out, files)
     assert not diff, f"golden output for {case!r} changed:\n{diff}\nUpdate with: {UPDATE}"
 
 

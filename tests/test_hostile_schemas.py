@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from acp_codegen import installs
 from acp_codegen.cli import main
 from acp_codegen.limits import strictest_chain
 from acp_codegen.load import MAX_SCHEMA_BYTES
@@ -35,18 +36,22 @@ from tests.hostile_cases import (
     CHAIN,
     INJECTION,
     NO_UNIONS,
+    allowed_unenforced,
+    allowed_unenforced_document,
     base,
     decode_round_trip,
     edit,
     generated_cases,
     huge_schema,
     issue14_cases,
+    keyword_cases,
     long_ref_chain,
     no_unions_no_methods,
     ref_chain_document,
     snapshot,
     with_defs,
 )
+from tests.userproject import codegen_env
 
 #: Every row runs on every target, and every target refuses every row of `REFUSED`.
 TARGETS = tuple(REGISTRY)
@@ -122,6 +127,168 @@ def _annotation(initial: dict[str, Any]) -> dict[str, Any]:
     return edit(apply)
 
 
+_VARIANT = "/$defs/SessionUpdate/oneOf/1"
+
+
+def _entity(**change: Any) -> bytes:
+    """The plan variant annotated as an entity, with `change` applied to the annotation."""
+    doc = _annotation({"status": "pending"})
+    doc["$defs"]["SessionUpdate"]["oneOf"][1]["x-acp-entity"].update(change)
+    return _json(doc)
+
+
+#: Annotation text becomes names, keys and literals of the package: no control character.
+_CONTROL_TEXT = "annotation text holds the control character"
+ANNOTATION_REFUSED = [
+    Refused(
+        "annotation-kind-nul",
+        _entity(kind="\x00"),
+        f"{_CONTROL_TEXT} U+0000, which generated code does not carry",
+        f"{_VARIANT}/x-acp-entity/kind",
+    ),
+    Refused(
+        "annotation-key-with-an-escape",
+        _entity(key="entries\x1b[2J"),
+        f"{_CONTROL_TEXT} U+001B",
+        f"{_VARIANT}/x-acp-entity/key",
+    ),
+    Refused(
+        "annotation-initial-with-a-newline",
+        _entity(initial={"status": "a\nb"}),
+        f"{_CONTROL_TEXT} U+000A",
+        f"{_VARIANT}/x-acp-entity/initial/status",
+    ),
+    Refused(
+        "annotation-op-with-a-c1-control",
+        _entity(op="upsert\x9b"),
+        f"{_CONTROL_TEXT} U+009B",
+        f"{_VARIANT}/x-acp-entity/op",
+    ),
+]
+
+
+def _unenforced(keyword: str, what: str | None = None) -> str:
+    what = what or f"keyword {keyword!r}"
+    return (
+        f"{what}, which no target enforces; pass --allow-unenforced {keyword} to generate "
+        "without it"
+    )
+
+
+_OBJ = {"type": "object", "properties": {"a": {"type": "string"}}}
+_LINEAR = "is not one that Python's re, which generated code matches with, is sure to match"
+#: Validation no target enforces, shape keywords, and patterns re could take super-linear
+#: time on: each refused with its keyword and pointer.
+KEYWORD_REFUSED = [
+    *(
+        Refused(f"{k}-unenforced", _defs(A={**_OBJ, k: v}), _unenforced(k), f"/$defs/A/{k}")
+        for k, v in [("maxProperties", 3), ("minProperties", 1), ("dependentRequired", {"a": []})]
+    ),
+    Refused(
+        "unique-items",
+        _prop({"type": "array", "uniqueItems": True}),
+        _unenforced("uniqueItems"),
+        "/$defs/A/properties/n/uniqueItems",
+    ),
+    Refused(
+        "format-unknown",
+        _prop({"type": "string", "format": "colour"}),
+        _unenforced("format", "unknown format 'colour'"),
+        "/$defs/A/properties/n/format",
+    ),
+    Refused(
+        "multiple-of-on-a-number",
+        _prop({"type": "number", "multipleOf": 0.1}),
+        _unenforced("multipleOf", "multipleOf on a number"),
+        "/$defs/A/properties/n/multipleOf",
+    ),
+    Refused(
+        "required-names-an-undeclared-property",
+        _defs(A={**_OBJ, "required": ["a", "b"]}),
+        _unenforced("required", "required names 'b', which is not a declared property"),
+        "/$defs/A/required/1",
+    ),
+    Refused(
+        "required-on-a-map",
+        _defs(A={"type": "object", "additionalProperties": {"type": "string"}, "required": ["k"]}),
+        _unenforced("required", "required names 'k', which is not a declared property"),
+        "/$defs/A/required/0",
+    ),
+    *(
+        Refused(
+            f"false-{name}",
+            content,
+            _unenforced("false", "the schema false (no value is valid here)"),
+            pointer,
+        )
+        for name, content, pointer in [
+            ("property", _prop(False), "/$defs/A/properties/n"),  # type: ignore[arg-type]
+            ("items", _prop({"type": "array", "items": False}), "/$defs/A/properties/n/items"),
+            (
+                "additional-properties",
+                _defs(A={**_OBJ, "additionalProperties": False}),
+                "/$defs/A/additionalProperties",
+            ),
+            ("definition", _defs(A=False), "/$defs/A"),
+        ]
+    ),
+    Refused(
+        "multiple-of-zero",
+        _prop({"type": "integer", "multipleOf": 0}),
+        "multipleOf 0 must be greater than 0",
+        "/$defs/A/properties/n/multipleOf",
+    ),
+    Refused(
+        "multiple-of-a-fraction-on-an-integer",
+        _prop({"type": "integer", "multipleOf": 0.5}),
+        "multipleOf 0.5 on an integer must be a whole number",
+        "/$defs/A/properties/n/multipleOf",
+    ),
+    Refused(
+        "exclusive-maximum-at-the-int64-minimum",
+        _prop({"type": "integer", "exclusiveMaximum": -(2**63)}),
+        "as an inclusive bound (-9223372036854775809), is outside int64",
+        "/$defs/A/properties/n/exclusiveMaximum",
+    ),
+    Refused(
+        "max-length-negative",
+        _prop({"type": "string", "maxLength": -1}),
+        "length -1 must be a whole number from 0 to",
+        "/$defs/A/properties/n/maxLength",
+    ),
+    *(
+        Refused(f"keyword-{k}", _defs(A={**_OBJ, k: v}), f"unsupported keyword {k!r}",
+                f"/$defs/A/{k}")
+        for k, v in [("$id", "urn:a"), ("unevaluatedItems", False), ("dependencies", {})]
+    ),
+    *(
+        Refused(f"pattern-{name}", _prop({"type": "string", "pattern": pattern}),
+                f"pattern {pattern!r} {_LINEAR} in linear time: {why}",
+                "/$defs/A/properties/n/pattern")
+        for name, pattern, why in [
+            ("nested-quantifiers", "^(a+)+$", "a repetition can go on or stop at the same "
+             "character (as in a*a or (a+)+)"),
+            ("adjacent-quantifiers", "^a*a*$", "a repetition can go on or stop"),
+            ("overlapping-alternatives", "^(a|a)*$", "two alternatives of | can begin with "
+             "the same character"),
+            ("empty-repetition", "^(a?)*$", "a repetition of something that can match nothing"),
+            ("unanchored-and-failing-late", "a+b", "it is not anchored with ^ and may fail "
+             "more than 64 characters in (as a+b may on aaa...)"),
+            ("backreference", r"^(a)\1$", "it holds a backreference"),
+            ("lookahead", "^(?=a)a$", "it holds a lookahead or lookbehind"),
+            ("inline-flag", "(?i)^a$", "an inline flag such as (?i)"),
+            ("possessive", "^a++$", "it holds a possessive repetition"),
+        ]
+    ),
+    Refused(
+        "pattern-too-long",
+        _prop({"type": "string", "pattern": "^" + "a" * 1000 + "$"}),
+        "pattern is 1,002 characters, over the 1,000-character limit",
+        "/$defs/A/properties/n/pattern",
+    ),
+]  # fmt: skip
+
+
 def _variant_body_chain() -> bytes:
     """Unions whose variant bodies are unions, 200 deep."""
     defs: dict[str, Any] = {}
@@ -141,7 +308,6 @@ def _variant_body_chain() -> bytes:
     return _defs(**defs)
 
 
-_VARIANT = "/$defs/SessionUpdate/oneOf/1"
 #: Rows of issue 14: numbers the targets cannot hold, names that fold together, deep chains.
 ISSUE14_REFUSED = [
     Refused(
@@ -402,6 +568,8 @@ REFUSED = [
     Refused("nan", b'{"$defs": {"A": {"minimum": NaN}}}', "non-standard JSON number NaN", ""),
     Refused("size-limit-50mb", huge_schema, f"over the {MAX_SCHEMA_BYTES:,}-byte limit", ""),
     *ISSUE14_REFUSED,
+    *ANNOTATION_REFUSED,
+    *KEYWORD_REFUSED,
 ]
 
 
@@ -504,7 +672,11 @@ class Generated:
 
 
 def _generated() -> list[Generated]:
-    rows = [Generated(*row) for row in [*generated_cases(), *issue14_cases()]]
+    rows = [Generated(*row) for row in [*generated_cases(), *issue14_cases(), *keyword_cases()]]
+    allow = ("--all", "--allow-unenforced", "maxProperties", "--allow-unenforced", "format")
+    rows.append(
+        Generated("allowed-unenforced", allowed_unenforced_document(), allowed_unenforced, allow)
+    )
     no_unions = Generated("no-unions-no-methods", NO_UNIONS, no_unions_no_methods, ("--root", "A"))
     # The longest chain every target builds: D0 names D1 ... names the object at the end,
     # `CHAIN_LIMIT` levels (a REFUSED row holds one more).
@@ -626,7 +798,7 @@ main(sys.argv[1:])
 
 
 @pytest.mark.parametrize("command", ["generate", "check"])
-def test_pydantic_target_without_pydantic_names_the_extra(command: str, tmp_path: Path) -> None:
+def test_pydantic_target_without_pydantic_names_the_install(command: str, tmp_path: Path) -> None:
     schema = tmp_path / "schema.json"
     schema.write_bytes(_json(base()))
     out = tmp_path / "pkg"
@@ -639,10 +811,9 @@ def test_pydantic_target_without_pydantic_names_the_extra(command: str, tmp_path
         check=False,
     )
     line = _one_line_exit_2(result)
-    assert line == (
-        "error: --target pydantic needs pydantic, which is not installed; "
-        "run: pip install 'acp-codegen[pydantic]'"
-    )
+    hint = installs.install_hint(installs.requirement("pydantic", "pydantic"))
+    assert hint.endswith(" -m pip install pydantic==2.13.4")  # the tests run in a venv
+    assert line == f"error: --target pydantic needs pydantic, which is not installed; run: {hint}"
     assert not out.exists()
 
 
@@ -818,3 +989,129 @@ def test_every_command_refuses_what_generate_refuses(
     assert result.exit_code == 2, (case.id, result.output)
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and case.message in lines[0], lines
+
+
+# -- every input the CLI reads is read through one capped reader --------------------------------
+
+#: Address space the CLI may use in these rows: reading any of their inputs whole ends in a
+#: MemoryError long before the machine runs short.
+_ADDRESS_SPACE = 1536 * 2**20
+
+
+class _EndlessFifo:
+    """A FIFO at `path` that a thread fills with zero bytes for as long as it is read; on
+    exit the writer is released even if no one ever opened the FIFO."""
+
+    def __init__(self, path: Path) -> None:
+        import threading
+
+        os.mkfifo(path)
+        self.path = path
+        self.thread = threading.Thread(target=_zeros_forever, args=(path,), daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        try:  # a writer still waiting in open() gets its reader, then a broken pipe
+            os.close(os.open(self.path, os.O_RDONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+        self.thread.join(timeout=10)
+
+
+def _capped_run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (_ADDRESS_SPACE, _ADDRESS_SPACE))
+
+    return subprocess.run(
+        [sys.executable, "-m", "acp_codegen", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=codegen_env(),
+        preexec_fn=limit,
+    )
+
+
+def _source(kind: str, path: Path, size: int, stack: list[_EndlessFifo]) -> Path:
+    """`path` made into the hostile input `kind`: ``dev-zero`` (a link to /dev/zero),
+    ``fifo`` (an endless pipe) or ``huge`` (a regular file of `size` bytes)."""
+    if kind == "dev-zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        stack.append(_EndlessFifo(path))
+    else:
+        with open(path, "wb") as handle:
+            handle.truncate(size)
+    return path
+
+
+_MiB = 2**20
+#: input -> (where the hostile file goes, the arguments reading it, its limit, what the
+#: one line says of a device or pipe, what it says of a regular file that is too big).
+CAPPED_INPUTS: dict[str, tuple[str, list[str], int, str, str]] = {
+    "schema": (
+        "in.json",
+        ["generate", "--schema", "{src}", "--out", "pkg"],
+        16 * _MiB,
+        "error at {src}#: schema is over the 16,777,216-byte limit",
+        "error at {src}#: schema is {size:,} bytes, over the 16,777,216-byte limit",
+    ),
+    "overlay": (
+        "overlay.json",
+        ["generate", "--schema", "good.json", "--out", "pkg", "--overlay", "{src}"],
+        16 * _MiB,
+        "error at {src}#: overlay is over the 16,777,216-byte limit",
+        "error at {src}#: overlay is {size:,} bytes, over the 16,777,216-byte limit",
+    ),
+    "config": (
+        "acp.toml",
+        ["generate", "--config", "{src}"],
+        _MiB,
+        "error: {src}: config is over the 1,048,576-byte limit",
+        "error: {src}: config is {size:,} bytes, over the 1,048,576-byte limit",
+    ),
+    "template": (
+        "templates/models.py.j2",
+        ["generate", "--schema", "good.json", "--out", "pkg", "--templates", "templates"],
+        _MiB,
+        "error: --templates templates: 'models.py.j2' is not a regular file",
+        "error: template templates/models.py.j2: template is {size:,} bytes, over the "
+        "1,048,576-byte limit",
+    ),
+    "changelog": (
+        "CHANGELOG.md",
+        ["diff", "good.json", "good.json", "--changelog-file", "{src}"],
+        16 * _MiB,
+        "error: cannot read --changelog-file {src}: changelog is over the 16,777,216-byte limit",
+        "error: cannot read --changelog-file {src}: changelog is {size:,} bytes, over the "
+        "16,777,216-byte limit",
+    ),
+}
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo", "huge"])
+@pytest.mark.parametrize("what", sorted(CAPPED_INPUTS))
+def test_every_input_is_read_through_the_cap(what: str, kind: str, tmp_path: Path) -> None:
+    """A device, an endless pipe and a file over the limit, as each input the CLI reads:
+    one line naming the limit, exit 2, never a MemoryError; nothing is written."""
+    where, args, limit, endless, large = CAPPED_INPUTS[what]
+    (tmp_path / "good.json").write_bytes(_json(base()))
+    (tmp_path / "templates").mkdir()
+    before = snapshot(tmp_path)
+    fifos: list[_EndlessFifo] = []
+    size = limit + 1
+    src = _source(kind, tmp_path / where, size, fifos)
+    try:
+        result = _capped_run([a.format(src=where) for a in args], tmp_path)
+    finally:
+        for fifo in fifos:
+            fifo.close()
+    line = _one_line_exit_2(result)
+    assert line == (large if kind == "huge" else endless).format(src=where, size=size)
+    src.unlink()
+    assert snapshot(tmp_path) == before

@@ -108,6 +108,7 @@ def test_text_report_sections() -> None:
     for section, key in [
         ("Unions", "unions"),
         ("Open enums", "open_enums"),
+        ("Lenient fields", "lenient_fields"),
         ("Patch fields", "patch_fields"),
         ("Entities", "entities"),
         ("Methods", "methods"),
@@ -179,3 +180,23 @@ def test_reducer_sections_are_the_reducers_reading() -> None:
     assert len(summary["live"]) == len(spec.live)
     text = CliRunner().invoke(main, ["inspect", str(SCHEMA)]).output
     assert "plan_removed" in text and "entity plan remove by planId" in text
+
+
+FLAGS = ("default-on-error", "skip-invalid-items", "default-on-null")
+
+
+def test_lenient_fields_are_the_schemas_flags() -> None:
+    """Every ``x-deserialize-*`` flag of the newest v1 schema's properties, and no other."""
+    corpus.require()
+    path = corpus.newest(corpus.NEWEST["v1"])
+    document = json.loads(path.read_text(encoding="utf-8"))
+    expected = set()
+    for node in document["$defs"].values():
+        for wire, prop in (node.get("properties") or {}).items():
+            for flag in FLAGS:
+                if isinstance(prop, dict) and prop.get(f"x-deserialize-{flag}") is True:
+                    expected.add((wire, flag))
+    found = {(f["wire"], flag) for f in inspect_json(path, "--all")["lenient_fields"]
+             for flag in f["flags"]}
+    assert ("env", "default-on-null") in found and ("args", "default-on-null") in found
+    assert found == expected

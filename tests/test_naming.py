@@ -97,30 +97,31 @@ def test_class_name(def_name: str, cls: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("tag", "union", "body", "shared", "name"),
+    ("tag", "union", "body", "name"),
     [
-        # the body already names the tag, and is used only here: the body's name
-        ("text", "ContentBlock", "TextContent", False, "TextContent"),
-        ("user_message", "SessionUpdate", "UserMessage", False, "UserMessage"),
-        ("running", "StateUpdate", "RunningStateUpdate", False, "RunningStateUpdate"),
-        ("http", "McpServer", "McpServerHttp", False, "McpServerHttp"),
-        ("searchAndReplace", "NesSuggestion", "NesSearchAndReplaceSuggestion", False,
+        # the body already names the tag: the body's name (a body other definitions use
+        # too then keeps its fields as `fields_class_name`)
+        ("text", "ContentBlock", "TextContent", "TextContent"),
+        ("user_message", "SessionUpdate", "UserMessage", "UserMessage"),
+        ("running", "StateUpdate", "RunningStateUpdate", "RunningStateUpdate"),
+        ("http", "McpServer", "McpServerHttp", "McpServerHttp"),
+        ("searchAndReplace", "NesSuggestion", "NesSearchAndReplaceSuggestion",
          "NesSearchAndReplaceSuggestion"),
-        # ... but used elsewhere too: tag + union
-        ("tool_call_update", "SessionUpdate", "ToolCallUpdate", True,
-         "ToolCallUpdateSessionUpdate"),
-        # a shared body that does not name the tag: the tag's last word decides
-        ("agent_message_chunk", "SessionUpdate", "ContentChunk", True, "AgentMessageChunk"),
-        ("add", "DiffChange", "DiffPathChange", True, "AddDiffChange"),
+        ("tool_call_update", "SessionUpdate", "ToolCallUpdate", "ToolCallUpdate"),
+        # a body that does not name the tag: the tag's last word decides
+        ("agent_message_chunk", "SessionUpdate", "ContentChunk", "AgentMessageChunk"),
+        ("add", "DiffChange", "DiffPathChange", "AddDiffChange"),
         # no body at all
-        ("cancelled", "RequestPermissionOutcome", None, False,
-         "CancelledRequestPermissionOutcome"),
-        ("plan_update", "SessionUpdate", None, False, "PlanUpdate"),
+        ("cancelled", "RequestPermissionOutcome", None, "CancelledRequestPermissionOutcome"),
+        ("plan_update", "SessionUpdate", None, "PlanUpdate"),
     ],
 )
-def test_variant_class_name(tag: str, union: str, body: str | None, shared: bool,
-                            name: str) -> None:
-    assert naming.variant_class_name(tag, union, body, shared) == name
+def test_variant_class_name(tag: str, union: str, body: str | None, name: str) -> None:
+    assert naming.variant_class_name(tag, union, body) == name
+
+
+def test_fields_class_name() -> None:
+    assert naming.fields_class_name("ToolCallUpdate") == "ToolCallUpdateFields"
 
 
 def test_derived_table_and_handler_names() -> None:
@@ -181,7 +182,8 @@ def test_each_target_folder_declares_its_modules_for_naming(tmp_path: Path) -> N
     from acp_codegen.targets import TARGETS
 
     declared = {m for t in TARGETS.values() for m in t.modules}
-    assert naming.GENERATED_MODULES == {"enum", "typing", "typing_extensions"} | declared
+    templates = {"enum", "importlib", "typing", "typing_extensions"}
+    assert naming.GENERATED_MODULES == templates | declared
     made_up = tmp_path / "mylib"
     made_up.mkdir()
     (made_up / "__init__.py").write_text(

@@ -189,14 +189,14 @@ def test_opt_outs(make_package: GenerateFn, target: str) -> None:
     assert [(r.path, r.action, r.original) for r in repairs] == [
         ("$.status", "defaulted", "paused")]
     kept = closed.decode_update(b'{"sessionUpdate":"tool_call_update","toolCallId":"t",'
-                                b'"name":"x"}')
+                                b'"acmeNote":"x"}')
     assert closed.extra_fields(kept) == {}
-    assert b"name" not in closed.encode(kept)
+    assert b"acmeNote" not in closed.encode(kept)
     opened = make_package(schema, "open_v1_default", target=target)
     paused = opened.decode_update(b'{"sessionUpdate":"tool_call_update","toolCallId":"t",'
-                                  b'"status":"paused","name":"x","amount":0}')
+                                  b'"status":"paused","acmeNote":"x","amount":0}')
     assert paused.status == "paused" and paused.status.is_future
-    assert opened.extra_fields(paused) == {"name": "x", "amount": 0}
+    assert opened.extra_fields(paused) == {"acmeNote": "x", "amount": 0}
     assert json.loads(opened.encode(paused))["amount"] == 0
 
 

@@ -107,8 +107,12 @@ def test_union_stays_open_and_strict_inside_user_models(v2: ModuleType, json_inp
     assert isinstance(known, v2.AgentMessageChunk) and known.content.text == "hi"
     with pytest.raises(pydantic.ValidationError):
         validate({**CHUNK, "content": {"type": "text", "text": 5}})
-    nested = validate({"sessionUpdate": "state_update", "state": "idle"}).update
-    assert type(nested).__name__ == "IdleStateUpdate"
+    nested = validate({"sessionUpdate": "state_update", "state": "running"}).update
+    assert type(nested).__name__ == "RunningStateUpdate"
+    # a union nested two deep: the idle state is keyed by its stop reason, null or absent
+    for stop, name in (("end_turn", "EndTurnIdleStateUpdate"), (None, "NoneIdleStateUpdate")):
+        idle = validate({"sessionUpdate": "state_update", "state": "idle", "stopReason": stop})
+        assert type(idle.update).__name__ == name
     dumped = json.loads(holder(update=known).model_dump_json())
     assert dumped == {"update": CHUNK}
     assert json.loads(holder(update=unknown).model_dump_json()) == {"update": unknown.raw}

@@ -3,8 +3,9 @@
 Each test quotes the sentence of ``prompt-lifecycle-v2`` it checks. Tests run against
 the package generated from our own ``schema/`` and against packages generated, with no
 flags (so with the built-in v2 overlay), from the newest published v2 stable and unstable
-schemas and from an older v2 revision. Rules for update kinds that only the newest
-unstable schema publishes (notices, compactions) run against ours and that one.
+schemas and from an older v2 revision. Rules for shapes that only the newest unstable
+schema publishes (notices, compactions, session-directed messages, background work, ...)
+run against ours and that one.
 """
 
 from __future__ import annotations
@@ -41,14 +42,10 @@ def pkg(request: pytest.FixtureRequest, make_package: GenerateFn, target: str) -
 
 @pytest.fixture(scope="module", params=["ours", "v2-unstable"])
 def newest(request: pytest.FixtureRequest, make_package: GenerateFn, target: str) -> ModuleType:
-    """For notices, compactions, plan removals and idle usage, which only the newest unstable
-    schema publishes."""
+    """For what only the newest unstable schema publishes: notices, compactions, plan removals,
+    session-directed messages, the unknown state, background work, idle usage and the error
+    stop reason."""
     return _package(make_package, target, request.param)
-
-
-@pytest.fixture(scope="module")
-def own(make_package: GenerateFn, target: str) -> ModuleType:
-    return make_package(OWN_SCHEMA, "state_ours", target=target)
 
 
 def text(value: str) -> dict[str, Any]:
@@ -157,20 +154,20 @@ def test_meta_patches_by_top_level_key(pkg: ModuleType) -> None:
     assert state.get("agent_message", "m").meta is None
 
 
-def test_session_message_participants_follow_the_patch_rule(own: ModuleType) -> None:
+def test_session_message_participants_follow_the_patch_rule(newest: ModuleType) -> None:
     """"Participant IDs follow the same patch rule as content: omission leaves a known value
     unchanged and null clears it." ... senderMessageId and recipientMessageId "follow the
     participant-ID rules and can arrive in a later session_message.\""""
-    state = own.SessionState()
-    apply(own, state, "session_message", messageId="s", senderSessionId="parent",
+    state = newest.SessionState()
+    apply(newest, state, "session_message", messageId="s", senderSessionId="parent",
           recipientSessionId="child")
-    apply(own, state, "session_message_chunk", messageId="s", content=text("task"))
-    apply(own, state, "session_message", messageId="s", senderMessageId="p-1")
+    apply(newest, state, "session_message_chunk", messageId="s", content=text("task"))
+    apply(newest, state, "session_message", messageId="s", senderMessageId="p-1")
     entity = state.get("session_message", "s")
     assert (entity.sender_session_id, entity.recipient_session_id) == ("parent", "child")
     assert entity.sender_message_id == "p-1"
     assert texts(entity) == ["task"]
-    apply(own, state, "session_message", messageId="s", recipientSessionId=None)
+    apply(newest, state, "session_message", messageId="s", recipientSessionId=None)
     assert state.get("session_message", "s").recipient_session_id is None
     assert state.get("session_message", "s").sender_session_id == "parent"
 
@@ -239,7 +236,7 @@ def test_terminal_output_is_bytes_decoded_from_each_chunk(pkg: ModuleType) -> No
     apply(pkg, state, "terminal_output_chunk", terminalId="t", data="Y2Fmww==")
     apply(pkg, state, "terminal_output_chunk", terminalId="t", data="qSEK")
     output = state.get("terminal", "t").output
-    assert output == "café!\n".encode() and type(output) is bytes
+    assert output == "café!\n".encode() and type(output.value) is bytes and len(output) == 7
 
 
 def test_terminal_snapshot_then_chunk_appends_to_the_snapshot(pkg: ModuleType) -> None:
@@ -321,7 +318,8 @@ def test_plans_are_keyed_by_the_plan_id_inside_the_plan(newest: ModuleType) -> N
           _meta={"k": 1})
     plan = state.get("plan", "p1")
     assert (plan.plan_id, plan.plan.entries, plan.meta) == ("p1", [], {"k": 1})
-    assert state.get("plan", "p2").plan.tag == "_gantt"
+    unknown = state.get("plan", "p2").plan  # (a typed fallback: the union declares planId)
+    assert unknown.type == "_gantt" and newest.extra_fields(unknown) == {"rows": []}
     assert state.timeline == [("plan", "p1"), ("plan", "p2")]
     apply(newest, state, "plan_removed", planId="p1")
     assert state.get("plan", "p1") is None and state.timeline == [("plan", "p2")]
@@ -394,27 +392,27 @@ def test_repeated_snapshot_is_idempotent(pkg: ModuleType) -> None:
     assert once.slot("state") == twice.slot("state")
 
 
-def test_background_snapshot_semantics(own: ModuleType) -> None:
+def test_background_snapshot_semantics(newest: ModuleType) -> None:
     """"A concrete list replaces the previous one, and [] means no background work is running"
     ... "Omitted or null means not reported" ... "If a later snapshot omits it, or it is
     malformed, the Client treats background work as unknown until a list is reported again.\""""
-    state = own.SessionState()
+    state = newest.SessionState()
     item = {"type": "terminal", "terminalId": "dev-server"}
-    apply(own, state, "state_update", state="running", background=[item])
+    apply(newest, state, "state_update", state="running", background=[item])
     assert len(state.background) == 1
-    apply(own, state, "state_update", state="running", background=[])
+    apply(newest, state, "state_update", state="running", background=[])
     assert state.background == []
-    apply(own, state, "state_update", state="running")
+    apply(newest, state, "state_update", state="running")
     assert state.background is None
-    apply(own, state, "state_update", state="idle", background="not a list")
+    apply(newest, state, "state_update", state="idle", background="not a list")
     assert state.background is None and state.state == "idle"
 
 
-def test_unknown_background_items_still_count(own: ModuleType) -> None:
+def test_unknown_background_items_still_count(newest: ModuleType) -> None:
     """"Unknown items still count. An item with an unknown type does not invalidate the
     list.\""""
-    state = own.SessionState()
-    apply(own, state, "state_update", state="idle", background=[{"type": "_cron", "id": 1}])
+    state = newest.SessionState()
+    apply(newest, state, "state_update", state="idle", background=[{"type": "_cron", "id": 1}])
     assert len(state.background) == 1 and state.background[0].tag == "_cron"
 
 
@@ -431,27 +429,27 @@ def test_unrecognised_state_reads_busy_never_idle(pkg: ModuleType, tag: str) -> 
     assert state.state == "running"
 
 
-def test_unknown_state_is_reported_as_unknown(own: ModuleType) -> None:
+def test_unknown_state_is_reported_as_unknown(newest: ModuleType) -> None:
     """"unknown: The Agent cannot currently determine foreground activity" ... "A subsequent
     running, requires_action, or idle replaces unknown for the same session.\""""
-    state = own.SessionState()
-    apply(own, state, "state_update", state="running")
-    apply(own, state, "state_update", state="unknown")
+    state = newest.SessionState()
+    apply(newest, state, "state_update", state="running")
+    apply(newest, state, "state_update", state="unknown")
     assert state.state == "unknown"
-    apply(own, state, "state_update", state="requires_action")
+    apply(newest, state, "state_update", state="requires_action")
     assert state.state == "requires_action"
 
 
-def test_stop_reason_and_error_come_from_the_last_idle(own: ModuleType) -> None:
+def test_stop_reason_and_error_come_from_the_last_idle(newest: ModuleType) -> None:
     """"This stop reason carries the failure in an error field beside stopReason" ... "Clients
     MUST recognize idle as the end of foreground work even when the stop reason is omitted,
     null, malformed, or unknown.\""""
-    state = own.SessionState()
-    apply(own, state, "state_update", state="idle", stopReason="error",
+    state = newest.SessionState()
+    apply(newest, state, "state_update", state="idle", stopReason="error",
           error={"code": -32603, "message": "model timed out"})
     assert (state.stop_reason, state.error.message) == ("error", "model timed out")
-    apply(own, state, "state_update", state="running")
-    apply(own, state, "state_update", state="idle", stopReason=42)
+    apply(newest, state, "state_update", state="running")
+    apply(newest, state, "state_update", state="idle", stopReason=42)
     assert state.state == "idle" and state.stop_reason is None and state.error is None
 
 
@@ -477,29 +475,29 @@ def test_repeated_idle_keeps_the_last_stop_reason(newest: ModuleType) -> None:
                                      {"stopReason": "max_tokens"}],
                          ids=["omitted", "null", "malformed", "max_tokens"])
 def test_entering_idle_sets_the_stop_reason_it_carries(
-        own: ModuleType, before: str, carried: dict[str, Any]) -> None:
+        newest: ModuleType, before: str, carried: dict[str, Any]) -> None:
     """"Clients MUST recognize idle as the end of foreground work even when the stop reason is
     omitted, null, malformed, or unknown. Without a recognized stop reason, Clients cannot
     infer how the work ended." Entering idle takes the stop reason it carries, or None."""
-    state = own.SessionState()
-    apply(own, state, "state_update", state="idle", stopReason="end_turn")
-    apply(own, state, "state_update", state=before)
-    apply(own, state, "state_update", state="idle", **carried)
+    state = newest.SessionState()
+    apply(newest, state, "state_update", state="idle", stopReason="end_turn")
+    apply(newest, state, "state_update", state=before)
+    apply(newest, state, "state_update", state="idle", **carried)
     expected = "max_tokens" if carried.get("stopReason") == "max_tokens" else None
     assert (state.state, state.stop_reason) == ("idle", expected)
 
 
 @pytest.mark.parametrize("stop", ["cancelled", "end_turn", "_vendor_stop", None])
-def test_error_belongs_to_the_error_stop_reason_only(own: ModuleType, stop: str | None) -> None:
+def test_error_belongs_to_the_error_stop_reason_only(newest: ModuleType, stop: str | None) -> None:
     """"error belongs to the error stop reason. Beside any other stop reason it is an unknown
     field.\""""
-    state = own.SessionState()
+    state = newest.SessionState()
     failure = {"code": -32603, "message": "model timed out"}
-    apply(own, state, "state_update", state="running")
-    apply(own, state, "state_update", state="idle", stopReason="error", error=failure)
+    apply(newest, state, "state_update", state="running")
+    apply(newest, state, "state_update", state="idle", stopReason="error", error=failure)
     assert state.error.message == "model timed out"
-    apply(own, state, "state_update", state="running")
-    apply(own, state, "state_update", state="idle", stopReason=stop, error=failure)
+    apply(newest, state, "state_update", state="running")
+    apply(newest, state, "state_update", state="idle", stopReason=stop, error=failure)
     assert state.error is None
 
 

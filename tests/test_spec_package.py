@@ -10,6 +10,7 @@ None of these tests need ../shared.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import sys
@@ -21,7 +22,7 @@ import jsonschema
 import pytest
 from referencing import Registry, Resource
 
-from acp_codegen import config, emit
+from acp_codegen import config, ondisk
 from acp_codegen.pipeline import generate
 from tests.conftest import GenerateFn, strict_decoder
 from tests.userproject import run_readme_example
@@ -59,7 +60,7 @@ def test_generated_package_is_current(monkeypatch: pytest.MonkeyPatch) -> None:
     assert loaded is not None
     (job,) = [named.job for named in loaded.jobs]
     assert job.out == Path("generated/acp_session")
-    diff = emit.diff_tree(job.out, generate(job))
+    diff = ondisk.diff_tree(job.out, generate(job))
     assert not diff, f"generated/ is stale:\n{diff}\nRun: acp-codegen generate"
 
 
@@ -137,20 +138,73 @@ def test_background_items(acp: ModuleType, item: dict[str, Any]) -> None:
     assert json.loads(acp.encode(update.background[0])) == item
 
 
-@pytest.mark.parametrize("reason", ["end_turn", "max_tokens", "max_turn_requests", "refusal",
-                                    "cancelled", "error", "_custom", "future_reason"])
-def test_stop_reasons_are_an_open_enum(acp: ModuleType, reason: str) -> None:
-    update = decode(acp, "state_update", state="idle", stopReason=reason)
-    assert update.stop_reason == reason
-    assert update.stop_reason.is_known == (not reason.startswith("_") and reason != "future_reason")
+@pytest.mark.parametrize(("reason", "cls"), [
+    ("end_turn", "EndTurnIdleStateUpdate"), ("max_tokens", "MaxTokensIdleStateUpdate"),
+    ("max_turn_requests", "MaxTurnRequestsIdleStateUpdate"), ("refusal", "RefusalIdleStateUpdate"),
+    ("cancelled", "CancelledIdleStateUpdate"), ("error", "ErrorStopReason"),
+    ("_custom", "UnknownIdleStateUpdate"), ("future_reason", "UnknownIdleStateUpdate"),
+    (None, "NoneIdleStateUpdate"), ("<absent>", "NoneIdleStateUpdate")])
+def test_stop_reasons_select_the_idle_class(acp: ModuleType, reason: str | None, cls: str) -> None:
+    """The stop reason is the tag of an open union: a known one names its class, an unknown
+    one is kept by the typed fallback, and a null or absent one takes the default member."""
+    fields = {} if reason == "<absent>" else {"stopReason": reason}
+    update = decode(acp, "state_update", state="idle", **fields)
+    assert type(update).__name__ == cls
+    if cls == "UnknownIdleStateUpdate":
+        assert update.stop_reason == reason
+    else:
+        assert acp.IDLE_STATE_UPDATE_VARIANTS.get(reason) in (type(update), None)
+    assert json.loads(acp.encode(update)) == {"sessionUpdate": "state_update", "state": "idle",
+                                              **fields}
 
 
 def test_idle_error_object(acp: ModuleType) -> None:
     update = decode(acp, "state_update", state="idle", stopReason="error",
                     error={"code": -32000, "message": "auth", "data": {"x": 1}})
+    assert isinstance(update, acp.ErrorStopReason)
     assert (update.error.code, update.error.message, update.error.data) == (-32000, "auth",
                                                                             {"x": 1})
     assert update.error.code == acp.ErrorCode.AUTHENTICATION_REQUIRED
+
+
+def test_error_data_shapes(acp: ModuleType) -> None:
+    """`Error.data` takes the shapes ACP defines for -32022 and -32002, else any value."""
+    version = decode(acp, "state_update", state="idle", stopReason="error",
+                     error={"code": -32022, "message": "v", "data": {"requested": 3,
+                                                                     "supported": [1, 2]}})
+    assert version.error.code == acp.ErrorCode.UNSUPPORTED_PROTOCOL_VERSION
+    data = version.error.data
+    assert isinstance(data, acp.UnsupportedProtocolVersionErrorData)
+    assert (data.requested, data.supported) == (3, [1, 2])
+    missing = decode(acp, "state_update", state="idle", stopReason="error",
+                     error={"code": -32002, "message": "gone", "data": {"sessionId": "s"}})
+    assert isinstance(missing.error.data, acp.SessionNotFoundErrorData)
+    assert missing.error.data.session_id == "s"
+    other = decode(acp, "state_update", state="idle", stopReason="error",
+                   error={"code": -32002, "message": "gone", "data": [1, "two"]})
+    assert other.error.data == [1, "two"]
+
+
+def test_error_beside_another_stop_reason_is_an_unknown_field(acp: ModuleType) -> None:
+    """"error belongs to the error stop reason. Beside any other stop reason it is an unknown
+    field." It is kept as received, and written back."""
+    failure = {"code": -32603, "message": "m"}
+    update = decode(acp, "state_update", state="idle", stopReason="end_turn", error=failure)
+    end_turn = acp.IDLE_STATE_UPDATE_VARIANTS["end_turn"]
+    assert isinstance(update, end_turn)
+    assert "error" not in wire_names(end_turn) and "error" in wire_names(acp.ErrorStopReason)
+    assert json.loads(acp.encode(update))["error"] == failure
+
+
+def wire_names(cls: type[Any]) -> set[str]:
+    """The properties a generated class declares, by wire name (any target)."""
+    if hasattr(cls, "__struct_fields__"):
+        import msgspec
+
+        return {f.encode_name for f in msgspec.structs.fields(cls)}
+    if hasattr(cls, "model_fields"):
+        return {info.alias or attr for attr, info in cls.model_fields.items()}
+    return {f.metadata.get("acp_wire", f.name) for f in dataclasses.fields(cls)}
 
 
 @pytest.mark.parametrize("status", ["pending", "in_progress", "paused", "completed", "failed",

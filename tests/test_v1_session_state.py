@@ -295,10 +295,10 @@ def test_known_kinds_without_annotation_are_kept_raw(make_package: GenerateFn,
     assert json.loads(pkg.encode(update)) == wire
 
 
-def test_readme_client_loop_runs_on_newest_v1(tmp_path: Path) -> None:
-    """The README's v1 client loop, against a package generated with no flags from the
-    newest v1 stable schema, prints what the README shows."""
+def test_migration_client_loop_runs_on_newest_v1(tmp_path: Path) -> None:
+    """docs/migration.md's v1 client loop, against a package generated with no flags from
+    the newest v1 stable schema, prints what the page shows."""
     corpus.require()
-    files = generate(Job(corpus.newest(V1_STABLE), tmp_path / "acp_v1", "acp_v1"))
-    emit.write_tree(tmp_path / "acp_v1", files)
-    run_readme_example("### The same loop on v1", tmp_path)
+    out = tmp_path / "my_app" / "_vendor" / "acp"
+    emit.write_tree(out, generate(Job(corpus.newest(V1_STABLE), out, "my_app._vendor.acp")))
+    run_readme_example("## The same client loop on v1", tmp_path, "docs/migration.md")

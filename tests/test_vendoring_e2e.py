@@ -130,7 +130,7 @@ def test_schema_bump_fails_check_then_regenerate_passes(project: Path) -> None:
     stale = codegen("check", cwd=project, check=False)
     assert stale.returncode == 1, stale.stderr
     assert '+    """A notice, in the new revision."""' in stale.stdout
-    assert "--- a/acp/models.py" in stale.stdout
+    assert "--- a/src/my_app/_vendor/acp/models.py" in stale.stdout  # from the project root
     assert "acp_full/" not in stale.stdout
     assert stale.stderr.splitlines()[-1] == (
         "src/my_app/_vendor/acp is out of date. Run: acp-codegen generate"

@@ -162,10 +162,10 @@ def snapshot_repo(where: Path) -> str:
     return run(["git", "rev-parse", "HEAD"], where).stdout.strip()
 
 
-def run_readme_example(heading: str, cwd: Path) -> None:
-    """Run the first python block under README.md's `heading` from `cwd`; its output must be
-    exactly the first text block after it."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+def run_readme_example(heading: str, cwd: Path, doc: str = "README.md") -> None:
+    """Run the first python block under `heading` of `doc` (a path from the checkout's root)
+    from `cwd`; its output must be exactly the first text block after it."""
+    text = (REPO / doc).read_text(encoding="utf-8")
     section = text.split(heading, 1)[1].split("\n## ", 1)[0]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     expected = section.split("```text\n", 1)[1].split("```", 1)[0]

@@ -7,6 +7,7 @@ of that class was found, 2 for bad input (one line on stderr, no traceback).
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -15,7 +16,8 @@ import click
 
 from ..console import Console, handles_bad_input, output_options, overlay_option
 from ..emit import write_file
-from ..errors import UsageError
+from ..errors import SchemaError, UsageError
+from ..load import read_capped
 from . import format as diff_format
 from .compare import diff_paths
 from .rules import SEVERITIES, Severity
@@ -71,7 +73,7 @@ Exit codes: 0 compared (whatever was found); 1 --fail-on found such a change;
     help="Insert that section under FILE's title (before its first ## section); "
     "creates FILE if needed.",
 )
-@output_options
+@output_options(quiet="Print only the one-line summary (nothing with --changelog-file).")
 @handles_bad_input
 def diff_command(
     old: Path,
@@ -115,12 +117,7 @@ def diff_command(
     )
     if changelog_file is not None:
         entry = diff_format.changelog(report)
-        try:
-            existing: str | None = changelog_file.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            existing = None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read --changelog-file {changelog_file}: {exc}") from None
+        existing = _read_changelog(changelog_file)
         write_file(changelog_file, diff_format.insert_changelog(existing, entry))
         console.info(f"{'updated' if existing is not None else 'created'} {changelog_file}")
     elif console.verbosity == 0:
@@ -136,3 +133,17 @@ def diff_command(
             f"change(s) found (--fail-on {fail_on})"
         )
         sys.exit(EXIT_CHANGED)
+
+
+def _read_changelog(path: Path) -> str | None:
+    """The text of the changelog the entry goes into; None when there is none yet."""
+    if not os.path.lexists(path) or (path.is_symlink() and not path.exists()):
+        return None  # (a dangling link is written through: its target is created)
+    try:
+        return read_capped(path, "changelog").decode("utf-8")
+    except SchemaError as exc:
+        raise UsageError(f"cannot read --changelog-file {path}: {exc.message}") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"cannot read --changelog-file {path}: not UTF-8 text (byte {exc.start})"
+        ) from None

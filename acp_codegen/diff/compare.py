@@ -162,6 +162,7 @@ def shape(node: ir.Def, renames: dict[str, str]) -> Hashable:
                     f.required,
                     f.default_on_error,
                     f.skip_invalid_items,
+                    f.default_on_null,
                     f.fixed,
                     None if f.default is ir.NO_DEFAULT else as_json(f.default),
                     frozenset(annotation_map(f.annotations).items()),
@@ -216,11 +217,13 @@ def diff_paths(
 ) -> Report:
     """Load, build and compare two schema files; bad input raises `SchemaError`.
 
-    `overlays` annotate both revisions; each is then accepted as `generate` would
-    accept it (`accept.check`)."""
+    `overlays` annotate both revisions; without them each is annotated as `generate`
+    annotates it (a published schema by the built-in overlay its shape selects), so an
+    annotation our own schema carries and the overlay adds is no change. Each is then
+    accepted as `generate` would accept it (`accept.check`)."""
     if roots and take_all:
         raise UsageError("--root and --all cannot be combined")
-    how = accept.Annotations(overlays, builtin_overlay=False)
+    how = accept.Annotations(overlays)
     old_loaded = accept.load_annotated(old_path, how)
     new_loaded = accept.load_annotated(new_path, how)
     selection = select(old_loaded, new_loaded, roots, take_all)

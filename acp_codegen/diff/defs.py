@@ -253,6 +253,7 @@ class DefComparer:
         for flag, was_set, is_set in (
             ("default-on-error", old.default_on_error, new.default_on_error),
             ("skip-invalid-items", old.skip_invalid_items, new.skip_invalid_items),
+            ("default-on-null", old.default_on_null, new.default_on_null),
         ):
             if was_set != is_set:
                 verb = "added" if is_set else "removed"

@@ -12,12 +12,16 @@ from __future__ import annotations
 import enum
 import math
 import re
-from collections.abc import Mapping
+import warnings
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar, NamedTuple
 
 __all__ = [
     "MAX_DEPTH",
+    "SHORT",
+    "Bounded",
     "DecodeError",
+    "Handler",
     "Method",
     "NativeOpenIntEnum",
     "NativeOpenStrEnum",
@@ -25,14 +29,20 @@ __all__ = [
     "OpenStrEnum",
     "TaggedUnion",
     "UnknownVariant",
+    "UnusedHandlerWarning",
+    "check_depth",
     "check_text",
     "finite_float",
     "json_type",
     "no_constant",
 ]
 
-#: How deeply the slow path follows nested values before giving up.
-MAX_DEPTH = 256
+#: The deepest JSON nesting every target decodes (``[[1]]`` nests 2 deep): within what each
+#: library can decode and write back (pydantic-core's serializer stops at 255), and well
+#: within Python's recursion limit, so whether a payload decodes depends on its bytes alone.
+MAX_DEPTH = 200
+#: Text no longer than this cannot hold valid JSON nesting deeper than `MAX_DEPTH`.
+SHORT = 2 * MAX_DEPTH + 1
 
 
 class DecodeError(ValueError):
@@ -54,6 +64,26 @@ class Method(NamedTuple):
     side: str
     params: Any
     result: Any
+
+
+class UnusedHandlerWarning(UserWarning):
+    """A handler subclass defines an ``on_*`` method that `dispatch` never calls."""
+
+
+class Handler:
+    """Base of the generated handler class (one ``on_<tag>`` per member): a subclass of that
+    class gets an `UnusedHandlerWarning` for each ``on_*`` method it lacks."""
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        generated = next((b for b in cls.__mro__[1:] if Handler in b.__bases__), None)
+        if generated is None:  # the generated class itself
+            return
+        for name in vars(cls):
+            if name.startswith("on_") and name != "on_unknown" and not hasattr(generated, name):
+                why = f"{generated.__name__} has no {name[3:]!r} member (an older schema's?)"
+                message = f"{cls.__qualname__}.{name} is never called: {why}"
+                warnings.warn(message, UnusedHandlerWarning, stacklevel=2)
 
 
 # -- open enums ---------------------------------------------------------------------------
@@ -119,17 +149,20 @@ class OpenIntEnum(_OpenEnum, int):
 # -- open enums on the ``enum`` module (the msgspec and dataclasses targets) -------------
 
 
-class NativeOpenStrEnum(enum.StrEnum):
+class NativeOpenStrEnum(str, enum.Enum):
     """A string enum that keeps values it does not know.
 
     Known values are its members; any other string becomes an instance of the same
     class (through `_missing_`, which msgspec and the ``enum`` module call themselves,
-    so decoding and encoding stay native, without a hook). Instances compare and hash
-    as the plain string. Values starting with ``_`` are extensions, other unknown values
-    are reserved for future protocol versions.
+    so decoding and encoding stay native, without a hook). Instances compare, hash,
+    print and format as the plain string (what ``enum.StrEnum`` does, spelled so that
+    Python 3.10 has it too). Values starting with ``_`` are extensions, other unknown
+    values are reserved for future protocol versions.
     """
 
     __hash__ = str.__hash__
+    __str__ = str.__str__
+    __format__ = str.__format__  # type: ignore[assignment]
 
     @classmethod
     def _missing_(cls, value: object) -> Any:
@@ -158,6 +191,8 @@ class NativeOpenIntEnum(enum.IntEnum):
     see `NativeOpenStrEnum`. Unknown values are all reserved for the future."""
 
     __hash__ = int.__hash__
+    __str__ = int.__repr__  # as on Python 3.11+, where `IntEnum` prints as the number
+    __format__ = int.__format__  # type: ignore[assignment]
 
     @classmethod
     def _missing_(cls, value: object) -> Any:
@@ -223,23 +258,31 @@ class UnknownVariant:
 
 
 class TaggedUnion:
-    """Descriptor of a tagged union: its tag field, tag -> variant, fallback and default."""
+    """Descriptor of a tagged union: its tag field, tag -> variant, fallback and default.
 
-    __slots__ = ("default", "name", "tag_field", "unknown", "variants")
+    `unknown` is an `UnknownVariant` subclass (the member is kept as raw JSON) or a model
+    class of its own (the union declares properties that every member carries). With
+    `null_tag`, `default` is the member whose tag is null or absent, and a tag that is
+    not a string goes there too, for its field to read.
+    """
+
+    __slots__ = ("default", "name", "null_tag", "tag_field", "unknown", "variants")
 
     def __init__(
         self,
         name: str,
         tag_field: str,
         variants: Mapping[str, Any],
-        unknown: type[UnknownVariant] | None,
+        unknown: type[Any] | None,
         default: type[Any] | None,
+        null_tag: bool = False,
     ) -> None:
         self.name = name
         self.tag_field = tag_field
         self.variants = dict(variants)
         self.unknown = unknown
         self.default = default
+        self.null_tag = null_tag
 
 
 def json_type(obj: Any) -> str:
@@ -304,3 +347,59 @@ def check_text(data: bytes | str) -> None:
         found = _ESCAPES_B.finditer(data)  # type: ignore[assignment]
     if any(match.group(1) is not None for match in found):
         raise DecodeError("invalid JSON: text is not valid Unicode", "")
+
+
+#: A string of JSON text, or a bracket (what `check_depth` counts).
+_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_NESTING_B = re.compile(_NESTING.pattern.encode())
+
+
+def check_depth(data: bytes | str) -> None:
+    """Refuse JSON text that nests deeper than `MAX_DEPTH`. Text shorter than twice that
+    costs one length check (valid JSON nesting `n` deep takes `2n` brackets; invalid text
+    fails to parse anyway), text with too few brackets two counts; only then are its
+    brackets followed, outside strings."""
+    if len(data) <= SHORT:
+        return
+    text = isinstance(data, str)
+    if text:
+        opens = data.count("[") + data.count("{")  # type: ignore[arg-type]
+    else:
+        opens = data.count(b"[") + data.count(b"{")  # type: ignore[arg-type]
+    if opens <= MAX_DEPTH:
+        return
+    found = _NESTING.finditer(data) if text else _NESTING_B.finditer(data)  # type: ignore[arg-type]
+    tokens: Iterator[str | bytes] = (m.group() for m in found)
+    depth = 0
+    for token in tokens:
+        if token in ("[", "{", b"[", b"{"):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise DecodeError("payload nests too deeply", "$")
+        elif token in ("]", "}", b"]", b"}"):
+            depth -= 1
+
+
+class Bounded:
+    """A table of things made from their key, to save making them again: bounded in
+    entries and in the cost each entry states (the size of what it holds), and emptied
+    when either bound would be passed. What it holds can always be made again, equal,
+    so nothing read from it can change a result."""
+
+    __slots__ = ("_cost", "_entries", "_items", "_size")
+
+    def __init__(self, entries: int, size: int) -> None:
+        self._entries = entries
+        self._size = size
+        self._items: dict[Any, Any] = {}
+        self._cost = 0
+
+    def get(self, key: Any) -> Any:
+        return self._items.get(key)
+
+    def put(self, key: Any, value: Any, cost: int = 1) -> None:
+        if len(self._items) >= self._entries or self._cost + cost > self._size:
+            self._items.clear()
+            self._cost = 0
+        self._items[key] = value
+        self._cost += cost

@@ -9,6 +9,7 @@ written in, so a streamed chunk costs a handful of dict and list operations.
 
 from __future__ import annotations
 
+import base64
 import binascii
 import keyword
 from collections.abc import Callable, Iterator
@@ -71,12 +72,12 @@ def _extend(values: dict[str, Any], target: str, value: Any) -> None:
     current = values.get(target)
     if type(value) is str or type(value) is bytes:
         if type(current) is _Joined:
-            current.add(value)
+            current.append(value)
         elif current is None:
             values[target] = _Joined(value)
         else:  # text or bytes a full update stored
             values[target] = joined = _Joined(current)
-            joined.add(value)
+            joined.append(value)
     elif current is None:
         values[target] = [value]
     else:
@@ -113,8 +114,8 @@ def _id_getter(rule: EntityRule) -> Callable[[Any], Any]:
 
 def _b64(text: Any) -> bytes | None:
     """Strictly decoded base64, or None when `text` is not base64."""
-    try:
-        return binascii.a2b_base64(text, strict_mode=True)
+    try:  # (what ``binascii.a2b_base64(strict_mode=True)`` reads; Python 3.10 lacks it)
+        return base64.b64decode(text, validate=True)
     except (binascii.Error, TypeError, ValueError):
         return None
 
@@ -398,8 +399,9 @@ def _snapshot_factory(rule: SnapshotRule, rules: Rules) -> Factory:
             # A repeated idle without a stop reason is not a new completion: it keeps the
             # last one. Entering idle takes what it carries, None included; the error
             # belongs to the "error" stop reason only.
+            carried = "STOP" if rule.stop is not None else "values.get('stop_reason')"
             lines += [
-                "    carried = values.get('stop_reason')",
+                f"    carried = {carried}",
                 "    if before != TAG or carried is not None:",
                 "        state.stop_reason = carried",
                 "        state.error = values.get('error') if carried == ERROR_STOP else None",
@@ -414,6 +416,7 @@ def _snapshot_factory(rule: SnapshotRule, rules: Rules) -> Factory:
         "BODY": body,
         "new": object.__new__,
         "ERROR_STOP": ERROR_STOP,
+        "STOP": rule.stop,
         "copy": _copy,
     }
     return _build(f"{rule.slot} snapshot", lines, namespace)

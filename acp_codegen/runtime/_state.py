@@ -12,13 +12,24 @@ update class are compiled from those tables by ``_handlers.py``.
 
 from __future__ import annotations
 
+import base64
+import json
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar, NamedTuple
 
 #: The stop reason that an idle snapshot's ``error`` belongs to.
 ERROR_STOP = "error"
 
-__all__ = ["Entity", "EntityRule", "Rules", "SessionState", "SnapshotRule", "StateRule"]
+__all__ = [
+    "Appended",
+    "Entity",
+    "EntityRule",
+    "Rules",
+    "SessionState",
+    "SnapshotRule",
+    "StateRule",
+]
 
 
 class EntityRule(NamedTuple):
@@ -38,6 +49,8 @@ class SnapshotRule(NamedTuple):
     slot: str
     fields: tuple[tuple[str, str], ...]
     tag: str | None = None
+    #: the stop reason the class stands for (an idle state keyed by it); None: a field's
+    stop: str | None = None
 
 
 class StateRule(NamedTuple):
@@ -60,25 +73,74 @@ class Rules(NamedTuple):
 
 
 class _Joined:
-    """Text or bytes appended chunk by chunk, joined only when read (appending is O(1))."""
+    """Text or bytes appended chunk by chunk: appending is O(1), and so is reading, which
+    gives an `Appended` view of the chunks so far."""
 
-    __slots__ = ("_parts",)
+    __slots__ = ("_parts", "_size")
 
     def __init__(self, first: str | bytes) -> None:
         self._parts = [first]
+        self._size = len(first)
 
-    def add(self, part: str | bytes) -> None:
+    def append(self, part: str | bytes) -> None:
         self._parts.append(part)
+        self._size += len(part)
 
+    def view(self) -> Appended:
+        return Appended(self._parts, len(self._parts), self._size)
+
+
+class Appended:
+    """Text or bytes a field gathered chunk by chunk (a terminal's output, say), as it was
+    when read: taking it costs nothing, however long it has grown, and later chunks do
+    not change it. `value`, ``str()`` and ``bytes()`` join the chunks (once); it compares
+    equal to that value, and any other attribute is the value's (``decode``,
+    ``splitlines``...)."""
+
+    __slots__ = ("_count", "_joined", "_parts", "_size")
+
+    def __init__(self, parts: list[Any], count: int, size: int) -> None:
+        self._parts = parts
+        self._count = count
+        self._size = size
+        self._joined: Any = None
+
+    @property
     def value(self) -> Any:
-        parts = self._parts
-        if len(parts) > 1:
-            parts[:] = [parts[0][:0].join(parts)]  # type: ignore[arg-type]
-        return parts[0]
+        """The chunks joined: a ``str`` or ``bytes``."""
+        if self._joined is None:
+            self._joined = self._parts[0][:0].join(self._parts[: self._count])
+        return self._joined
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __str__(self) -> str:
+        value = self.value
+        return value if isinstance(value, str) else str(value)
+
+    def __bytes__(self) -> bytes:
+        value = self.value
+        return value if isinstance(value, bytes) else str(value).encode()
+
+    def __eq__(self, other: object) -> bool:
+        same: bool = self.value == (other.value if isinstance(other, Appended) else other)
+        return same
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.value, name)
+
+    def __repr__(self) -> str:
+        kind = "bytes" if isinstance(self._parts[0], bytes) else "characters"
+        return f"Appended({self._size} {kind} in {self._count} chunks)"
 
 
 def _plain(value: Any) -> Any:
-    return value.value() if type(value) is _Joined else value
+    return value.view() if type(value) is _Joined else value
 
 
 class Entity:
@@ -115,7 +177,7 @@ class Entity:
         if name.startswith("_") or name not in self._names:
             raise AttributeError(name)
         value = self._values.get(name)
-        return value.value() if type(value) is _Joined else value
+        return value.view() if type(value) is _Joined else value
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Entity):
@@ -144,6 +206,9 @@ class SessionState:
     """
 
     RULES: ClassVar[Rules]
+    #: The package's ``decode_update`` and ``encode`` (staticmethods of the generated class).
+    DECODE: ClassVar[Any]
+    ENCODE: ClassVar[Any]
 
     def __init__(self) -> None:
         #: (kind, id) -> entity, and ("unknown", n) -> a kept unknown update, in timeline
@@ -216,9 +281,6 @@ class SessionState:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "RULES" in cls.__dict__:
-            from ._handlers import compile_rules  # the handlers module imports this one
-
-            cls._FACTORIES = compile_rules(cls.RULES)
             cls._FINISHED = {
                 rule.kind: rule.finished
                 for rule in cls.RULES.entities.values()
@@ -232,9 +294,8 @@ class SessionState:
     def apply(self, update: Any) -> Any:
         """Apply one decoded update; returns the entity or slot it changed, or the update."""
         handler = self._handlers.get(type(update))
-        if handler is None and len(type(update).__mro__) > 2:
-            # a struct that kept undeclared properties: look up its base class
-            handler = self._handlers.get(type(update).__mro__[1])
+        if handler is None:  # a subclass (one that keeps undeclared properties, say)
+            handler = next(filter(None, map(self._handlers.get, type(update).__mro__)), None)
         if handler is None:  # a known update the annotations say nothing about
             self.history.append(update)
             return update
@@ -243,3 +304,39 @@ class SessionState:
     def replay(self) -> Iterator[Any]:
         """Every stored update in receive order (live-only events excluded)."""
         return iter(self.history)
+
+    # -- showing --------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        counts = dict(Counter(kind for kind, _ in self._entities))
+        stop = None if self.stop_reason is None else str(self.stop_reason)
+        return (
+            f"{type(self).__name__}(state={self.state!r}, stop_reason={stop!r}, entities="
+            f"{counts!r}, updates={len(self.history)}, last={list(self._entities)[-3:]!r})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The state as plain JSON data (``json.dumps`` takes it): model values are written
+        as the package's `encode` writes them, undeclared properties included; gathered
+        bytes are base64 text, as on the wire."""
+        timeline = [
+            {"kind": kind, "id": id, "fields": self._json(entry.field_values())}
+            if type(entry) is Entity  # else a kept unknown update
+            else {"kind": kind, "id": id, "update": self._json(entry)}
+            for (kind, id), entry in self._entities.items()
+        ]
+        slots = {name: self._json(slot.field_values()) for name, slot in self._slots.items()}
+        return {
+            "state": self.state,
+            "stop_reason": self._json(self.stop_reason),
+            "error": self._json(self.error),
+            "slots": slots,
+            "timeline": timeline,
+        }
+
+    def _json(self, value: Any) -> Any:
+        value = value.value if type(value) is Appended else value
+        if isinstance(value, bytes):
+            return base64.b64encode(value).decode("ascii")
+        if type(value) is dict:
+            return {name: self._json(item) for name, item in value.items()}
+        return None if value is None else json.loads(self.ENCODE(value))

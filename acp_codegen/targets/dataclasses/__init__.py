@@ -11,5 +11,13 @@ from .lower import lower
 TARGET = Target(
     "dataclasses",
     lower,
-    runtime_extras=("Meta", "Model", "OpenModel", "encode", "field", "notification_params"),
+    runtime_extras=(
+        "Meta",
+        "Model",
+        "OpenModel",
+        "encode",
+        "field",
+        "load_json",
+        "notification_params",
+    ),
 )

@@ -25,15 +25,13 @@ class DataclassesLowering(Lowering):
         args: dict[str, object] = {}
         if prim.kind != "str":  # JSON Schema bounds only numbers
             low, high = prim.value_range()
-            if low is not None:
-                args["ge"] = low
-            if high is not None:
-                args["le"] = high
+            bounds = {"ge": low, "le": high, "gt": c.exclusive_minimum, "lt": c.exclusive_maximum}
+            if prim.kind == "int":
+                bounds["multiple_of"] = c.multiple_of
+            args = {k: v for k, v in bounds.items() if v is not None}
         else:
-            if c.min_length is not None:
-                args["min_length"] = c.min_length
-            if c.pattern is not None:
-                args["pattern"] = c.pattern
+            lengths = {"min_length": c.min_length, "max_length": c.max_length, "pattern": c.pattern}
+            args = {k: v for k, v in lengths.items() if v is not None}
         if not args:
             return base
         meta = ", ".join(f"{k}={v!r}" for k, v in args.items())
@@ -42,9 +40,10 @@ class DataclassesLowering(Lowering):
     def list_of(self, expr: ir.ListOf, skip_invalid: bool) -> str:
         # Skipping invalid items is the field's `_rt.skip_invalid` marker, not the list's.
         text = f"list[{self.expr(expr.item)}]"
-        if expr.constraints.min_items is not None:
-            text = f"typing.Annotated[{text}, _rt.Meta(min_length={expr.constraints.min_items!r})]"
-        return text
+        c = expr.constraints
+        sizes = {"min_length": c.min_items, "max_length": c.max_items}
+        meta = ", ".join(f"{k}={v!r}" for k, v in sizes.items() if v is not None)
+        return f"typing.Annotated[{text}, _rt.Meta({meta})]" if meta else text
 
     def union_of(self, expr: ir.UnionOf, skip_invalid: bool) -> str:
         return " | ".join(self.expr(m) for m in expr.members)

@@ -10,7 +10,7 @@ reads. msgspec allows one member per JSON kind in a native union (`kind`,
 from __future__ import annotations
 
 from ... import ir
-from ...limits import int_bounds
+from ...limits import INT64, int_bounds, number_bounds
 from ...lowering import BASE_TYPES, Lowering
 from ...target import WireNames
 from ...views import AliasView, FieldView, StructView, View
@@ -31,10 +31,14 @@ class MsgspecLowering(Lowering):
         if not args:
             return "_rt.Number"
         bound = 1.7976931348623157e308
-        floats = {"ge": -bound, "le": bound} | {k: float(v) for k, v in args.items()}  # type: ignore[arg-type]
+        floats = {k: float(v) for k, v in args.items()}  # type: ignore[arg-type]
+        if "gt" not in floats:
+            floats.setdefault("ge", -bound)
+        if "lt" not in floats:
+            floats.setdefault("le", bound)
         float_meta = ", ".join(f"{k}={v!r}" for k, v in sorted(floats.items()))
         float_branch = f"typing.Annotated[float, msgspec.Meta({float_meta})]"
-        ints = int_bounds(args.get("ge"), args.get("le"))  # type: ignore[arg-type]
+        ints = int_bounds(*number_bounds(args))
         if ints is None:
             return float_branch
         named = zip(("ge", "le"), ints, strict=True)
@@ -52,10 +56,19 @@ class MsgspecLowering(Lowering):
                 args["ge"] = low
             if high is not None:
                 args["le"] = high
-        if c.min_length is not None and prim.kind == "str":
-            args["min_length"] = c.min_length
-        if c.pattern is not None and prim.kind == "str":
-            args["pattern"] = c.pattern
+            if c.exclusive_minimum is not None:
+                args["gt"] = c.exclusive_minimum
+            if c.exclusive_maximum is not None:
+                args["lt"] = c.exclusive_maximum
+        if c.multiple_of is not None and prim.kind == "int":
+            args["multiple_of"] = c.multiple_of
+        if prim.kind == "str":
+            if c.min_length is not None:
+                args["min_length"] = c.min_length
+            if c.max_length is not None:
+                args["max_length"] = c.max_length
+            if c.pattern is not None:
+                args["pattern"] = c.pattern
         if args.get("le", 0) > 2**63 - 1:  # type: ignore[operator]
             del args["le"]  # msgspec bounds must fit int64; uint64 keeps only ge=0
         if prim.kind == "float":
@@ -68,8 +81,11 @@ class MsgspecLowering(Lowering):
     def list_of(self, expr: ir.ListOf, skip_invalid: bool) -> str:
         text = f"list[{self.expr(expr.item)}]"
         metas = []
-        if expr.constraints.min_items is not None:
-            metas.append(f"msgspec.Meta(min_length={expr.constraints.min_items!r})")
+        c = expr.constraints
+        sizes = {"min_length": c.min_items, "max_length": c.max_items}
+        size = ", ".join(f"{k}={v!r}" for k, v in sizes.items() if v is not None)
+        if size:
+            metas.append(f"msgspec.Meta({size})")
         if skip_invalid:
             metas.append("_rt.skip_invalid")
         return f"typing.Annotated[{text}, {', '.join(metas)}]" if metas else text
@@ -132,14 +148,50 @@ class MsgspecLowering(Lowering):
             options.append("forbid_unknown_fields=True")
         if node.tag:
             options += [f"tag_field={node.tag.field!r}", f"tag={node.tag.value!r}"]
-        return StructView(
-            node.name, node.doc, ", ".join(options), tuple(self.field(f) for f in node.fields)
+        fields = tuple(self.field(f) for f in node.fields)
+        return StructView(node.name, node.doc, ", ".join(options), fields, self.wide(node))
+
+    def wide(self, node: ir.Struct) -> tuple[str, ...]:
+        """A ``__post_init__`` checking the integer bounds ``msgspec.Meta`` cannot hold (past
+        int64: ``uint64`` tops out at 2**64 - 1), which msgspec calls after decoding."""
+        checks = []
+        for field in node.fields:
+            bounds = self.wide_bounds(field.type, set())
+            if bounds is not None:
+                checks.append((field.attr, *bounds))
+        if not checks:
+            return ()
+        return (
+            "",
+            "def __post_init__(self) -> None:",
+            f"    _rt.check_ints(self, {tuple(checks)!r})",
         )
+
+    def wide_bounds(self, expr: ir.TypeExpr, seen: set[str]) -> tuple[int, int] | None:
+        """(low, high) of the integers `expr` holds (in arrays and maps too) when a bound lies
+        past int64; None where there is none."""
+        if isinstance(expr, ir.Prim):
+            if expr.kind != "int":
+                return None
+            low, high = expr.value_range()
+            wide = (low is not None and low < INT64[0]) or (high is not None and high > INT64[1])
+            return (low, high) if wide else None  # type: ignore[return-value]
+        if isinstance(expr, ir.Nullable):
+            return self.wide_bounds(expr.inner, seen)
+        if isinstance(expr, ir.ListOf | ir.MapOf):
+            return self.wide_bounds(expr.item if isinstance(expr, ir.ListOf) else expr.value, seen)
+        if isinstance(expr, ir.Ref) and expr.name not in seen:
+            node = self.module.get(expr.name)
+            if isinstance(node, ir.Alias):
+                return self.wide_bounds(node.target, seen | {expr.name})
+        return None
 
     def field(self, field: ir.Field) -> FieldView:
         annotation = self.expr(field.type, field.skip_invalid_items)
         if field.default_on_error:
             annotation = f"typing.Annotated[{annotation}, _rt.lenient({self.on_error(field)})]"
+        if field.default_on_null:
+            annotation = f"typing.Annotated[{annotation}, _rt.null_empty]"
         name_arg = f", name={field.wire!r}" if field.attr != field.wire else ""
         assert not WIRE_NAMES.refuses(field.wire), "accept refuses this wire name"
         if field.required:

@@ -9,7 +9,7 @@ TARGET = Target(
     "pydantic",
     lower,
     requires=("pydantic", "pydantic"),
-    modules=("pydantic", "annotated_types"),
+    modules=("pydantic", "annotated_types", "re"),
     # Every public name of pydantic.BaseModel (the same from pydantic 2.7 to 2.14): its
     # ``model_*`` API and the deprecated v1 methods.
     model_attributes=(
@@ -51,6 +51,7 @@ TARGET = Target(
         "attempt",
         "encode",
         "load_json",
+        "notification_params",
         "rebuild",
         "shape_choice",
         "wire_validator",

@@ -13,7 +13,7 @@ shared lowering; the runtime supplies ``_rt.tagged_union`` for them.
 from __future__ import annotations
 
 from ... import ir, naming
-from ...limits import int_bounds
+from ...limits import int_bounds, number_bounds
 from ...lowering import BASE_TYPES, Lowering
 from ...views import AliasView, FieldView, StructView, View
 
@@ -39,12 +39,13 @@ class PydanticLowering(Lowering):
     def list_of(self, expr: ir.ListOf, skip_invalid: bool) -> str:
         # Skipping invalid items is the field's `_rt.skip_invalid` marker, not the list's.
         text = f"list[{self.expr(expr.item)}]"
-        if expr.constraints.min_items is not None:
-            size = self.use(
-                "annotated_types", f"annotated_types.MinLen({expr.constraints.min_items!r})"
-            )
-            text = f"typing.Annotated[{text}, {size}]"
-        return text
+        c = expr.constraints
+        sizes = [
+            self.use("annotated_types", f"annotated_types.{name}({value!r})")
+            for name, value in (("MinLen", c.min_items), ("MaxLen", c.max_items))
+            if value is not None
+        ]
+        return f"typing.Annotated[{text}, {', '.join(sizes)}]" if sizes else text
 
     def union_of(self, expr: ir.UnionOf, skip_invalid: bool) -> str:
         return " | ".join(self.expr(m) for m in expr.members)
@@ -64,27 +65,38 @@ class PydanticLowering(Lowering):
         if prim.kind not in ("str", "int", "float"):
             return base
         c = prim.constraints
-        # JSON Schema bounds only numbers: a minimum on a string says nothing.
-        low, high = prim.value_range() if prim.kind != "str" else (None, None)
+        bounds: dict[str, object] = {}
+        if prim.kind != "str":  # JSON Schema bounds only numbers
+            low, high = prim.value_range()
+            bounds = {"Ge": low, "Le": high, "Gt": c.exclusive_minimum, "Lt": c.exclusive_maximum}
         cast = float if prim.kind == "float" else (lambda v: v)
-        metas = []
-        if low is not None:
-            metas.append(self.use("annotated_types", f"annotated_types.Ge({cast(low)!r})"))
-        if high is not None:
-            metas.append(self.use("annotated_types", f"annotated_types.Le({cast(high)!r})"))
-        if prim.kind == "str" and c.min_length is not None:
-            metas.append(self.use("annotated_types", f"annotated_types.MinLen({c.min_length!r})"))
+        checks = {name: cast(v) for name, v in bounds.items() if v is not None}
+        if prim.kind == "int" and c.multiple_of is not None:
+            checks["MultipleOf"] = c.multiple_of
+        if prim.kind == "str":
+            lengths = (("MinLen", c.min_length), ("MaxLen", c.max_length))
+            checks.update((name, v) for name, v in lengths if v is not None)
+        metas = [
+            self.use("annotated_types", f"annotated_types.{k}({v!r})") for k, v in checks.items()
+        ]
         if prim.kind == "str" and c.pattern is not None:
-            metas.append(self.use("pydantic", f"pydantic.StringConstraints(pattern={c.pattern!r})"))
+            # Compiled: pydantic then matches with Python's re, as the other targets do.
+            self.use("re", "")
+            compiled = f"re.compile({c.pattern!r})"
+            metas.append(self.use("pydantic", f"pydantic.StringConstraints(pattern={compiled})"))
         if not metas:
             return base
         if prim.kind == "float":  # a JSON number: an int or a float, each bounded
-            return self.bounded_number(low, high, f"typing.Annotated[float, {', '.join(metas)}]")
+            float_branch = f"typing.Annotated[float, {', '.join(metas)}]"
+            return self.bounded_number(number_bounds({k.lower(): v for k, v in bounds.items()}),
+                                       float_branch)  # fmt: skip
         return f"typing.Annotated[{base}, {', '.join(metas)}]"
 
-    def bounded_number(self, low: float | None, high: float | None, float_branch: str) -> str:
+    def bounded_number(
+        self, bounds: tuple[float | int | None, float | int | None], float_branch: str
+    ) -> str:
         """The int branch (bounds inside int64, or none at all) in front of `float_branch`."""
-        ints = int_bounds(low, high)
+        ints = int_bounds(*bounds)
         if ints is None:
             return float_branch
         metas = [

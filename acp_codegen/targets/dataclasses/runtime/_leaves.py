@@ -1,8 +1,8 @@
-"""How the shared walker reads the dataclasses target's types (copied in as ``_leaves.py``).
+"""How the lenient pass reads the dataclasses target's types (copied in as ``_leaves.py``).
 
-`DataclassLeaves` teaches `_walk.Walker` the generated dataclasses, their field types
-and constraints; the walker is this target's whole decoder, so scalar conversions are
-closures built once per type.
+`DataclassLeaves` tells `_read.Readers` about the generated dataclasses, their field
+types and constraints. The lenient pass is this target's whole decoder, so each scalar
+converter is a small closure made once per type.
 """
 
 from __future__ import annotations
@@ -15,18 +15,22 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from ._base import DecodeError, TaggedUnion, json_type
+from ._base import TaggedUnion, json_type
 from ._models import (
     _WIRE,
+    EXTRA,
     UNSET,
     Lenient,
     Meta,
     Model,
+    NullEmpty,
     SkipInvalid,
     UnsetType,
     _NumberMark,
 )
-from ._walk import MISS, Field, Leaves, Walker
+from ._read import MISS, Field, Leaves, Readers
+
+_Convert = Callable[[Any], Any]
 
 
 def _strip(tp: Any) -> tuple[Any, tuple[Any, ...]]:
@@ -42,136 +46,118 @@ def _is_model(tp: Any) -> bool:
     return isinstance(tp, type) and issubclass(tp, Model)
 
 
-def _check_meta(value: Any, meta: Meta, path: str) -> None:
+def check_meta(value: Any, meta: Meta) -> None:
+    """Raise `ValueError` when `value` breaks a constraint of `meta`."""
     if meta.ge is not None and value < meta.ge:
-        raise DecodeError(f"Expected `{json_type(value)}` >= {meta.ge}", path)
+        raise ValueError(f"Expected `{json_type(value)}` >= {meta.ge}")
     if meta.le is not None and value > meta.le:
-        raise DecodeError(f"Expected `{json_type(value)}` <= {meta.le}", path)
+        raise ValueError(f"Expected `{json_type(value)}` <= {meta.le}")
+    if meta.gt is not None and value <= meta.gt:
+        raise ValueError(f"Expected `{json_type(value)}` > {meta.gt}")
+    if meta.lt is not None and value >= meta.lt:
+        raise ValueError(f"Expected `{json_type(value)}` < {meta.lt}")
+    if meta.multiple_of is not None and value % meta.multiple_of:
+        raise ValueError(f"Expected `{json_type(value)}` that's a multiple of {meta.multiple_of}")
     if meta.min_length is not None and len(value) < meta.min_length:
-        raise DecodeError(f"Expected length >= {meta.min_length}", path)
+        raise ValueError(f"Expected length >= {meta.min_length}")
+    if meta.max_length is not None and len(value) > meta.max_length:
+        raise ValueError(f"Expected length <= {meta.max_length}")
     if meta.pattern is not None and re.search(meta.pattern, value) is None:
-        raise DecodeError(f"Expected `str` matching regex {meta.pattern!r}", path)
+        raise ValueError(f"Expected `str` matching regex {meta.pattern!r}")
 
 
-_Conv = Callable[[Any, str], Any]
-
-
-def _expect(kinds: tuple[type[Any], ...], name: str) -> _Conv:
-    def conv(obj: Any, path: str) -> Any:
+def _expect(kinds: tuple[type[Any], ...], name: str) -> _Convert:
+    def convert(obj: Any) -> Any:
         if type(obj) not in kinds:
-            raise DecodeError(f"Expected `{name}`, got `{json_type(obj)}`", path)
+            raise ValueError(f"Expected `{name}`, got `{json_type(obj)}`")
         return obj
 
-    return conv
+    return convert
 
 
-def _literal(values: tuple[Any, ...]) -> _Conv:
-    def conv(obj: Any, path: str) -> Any:
+def _literal(values: tuple[Any, ...]) -> _Convert:
+    def convert(obj: Any) -> Any:
         for value in values:
             if type(obj) is type(value) and obj == value:
                 return obj
-        raise DecodeError(f"Invalid value {obj!r}", path)
+        raise ValueError(f"Invalid value {obj!r}")
 
-    return conv
+    return convert
 
 
-def _enum(cls: type[enum.Enum]) -> _Conv:
+def _enum(cls: type[enum.Enum]) -> _Convert:
     kind = str if issubclass(cls, str) else int
 
-    def conv(obj: Any, path: str) -> Any:
+    def convert(obj: Any) -> Any:
         if type(obj) is not kind:
-            raise DecodeError(f"Expected `{kind.__name__}`, got `{json_type(obj)}`", path)
+            raise ValueError(f"Expected `{kind.__name__}`, got `{json_type(obj)}`")
         try:
             return cls(obj)
         except ValueError:
-            raise DecodeError(f"Invalid enum value {obj!r}", path) from None
+            raise ValueError(f"Invalid enum value {obj!r}") from None
 
-    return conv
+    return convert
 
 
-def _any(obj: Any, path: str) -> Any:
+def _same(obj: Any) -> Any:
     return obj
 
 
-def _scalar(tp: Any) -> _Conv:
+def _scalar(tp: Any) -> _Convert:
     """The converter of one scalar type, its constraints included."""
     base, metas = _strip(tp)
+    convert: _Convert
     if any(isinstance(m, _NumberMark) for m in metas):
-        conv = _expect((int, float), "number")
+        convert = _expect((int, float), "number")
     elif base is typing.Any or base is object:
-        conv = _any
+        convert = _same
     elif base is type(None) or base is None:
-        conv = _expect((type(None),), "null")
+        convert = _expect((type(None),), "null")
     elif base in (str, int, bool):
-        conv = _expect((base,), base.__name__)
+        convert = _expect((base,), base.__name__)
     elif base is float:
-        conv = _expect((int, float), "float")
+        convert = _expect((int, float), "float")
     elif typing.get_origin(base) is typing.Literal:
-        conv = _literal(typing.get_args(base))
+        convert = _literal(typing.get_args(base))
     elif isinstance(base, type) and issubclass(base, enum.Enum):
-        conv = _enum(base)
-    elif typing.get_origin(base) in (typing.Union, types.UnionType):
-        members = tuple(_scalar(m) for m in typing.get_args(base))
-
-        def conv(obj: Any, path: str) -> Any:
-            for member in members:
-                try:
-                    return member(obj, path)
-                except DecodeError:
-                    continue
-            raise DecodeError(f"Invalid value {obj!r}", path)
+        convert = _enum(base)
     else:
         raise TypeError(f"not a type of this package: {tp!r}")
     checks = [m for m in metas if isinstance(m, Meta)]
     if not checks:
-        return conv
-    inner = conv
+        return convert
+    inner = convert
 
-    def checked(obj: Any, path: str) -> Any:
-        value = inner(obj, path)
+    def checked(obj: Any) -> Any:
+        value = inner(obj)
         for meta in checks:
-            _check_meta(value, meta, path)
+            check_meta(value, meta)
         return value
 
     return checked
 
 
-def _without_unset(tp: Any) -> Any:
-    if typing.get_origin(tp) in (typing.Union, types.UnionType):
-        members = tuple(m for m in typing.get_args(tp) if m is not UnsetType)
-        return typing.Union[members] if len(members) > 1 else members[0]  # noqa: UP007
-    return tp
-
-
 class DataclassLeaves(Leaves):
-    """The walker's view of generated dataclasses and their field types."""
+    """What the lenient pass needs to know of generated dataclasses."""
 
     unset: Any = UNSET
 
     def __init__(self) -> None:
-        self._scalars: dict[int, tuple[Any, _Conv]] = {}
         self._fields: dict[type[Any], tuple[Field, ...]] = {}
         self._defaults: dict[type[Any], dict[str, Any]] = {}
 
-    def strict_safe(self, tp: Any) -> bool:
-        return False
-
-    def try_strict(self, obj: Any, tp: Any) -> Any:
-        return MISS
-
-    def leaf(self, obj: Any, tp: Any, path: str) -> Any:
-        found = self._scalars.get(id(tp))
-        if found is None or found[0] is not tp:
-            found = self._scalars[id(tp)] = (tp, _scalar(tp))
-        return found[1](obj, path)
+    def scalar(self, tp: Any) -> _Convert:
+        return _scalar(tp)
 
     def fields(self, tp: Any) -> tuple[Field, ...] | None:
         if not _is_model(tp):
             return None
         found = self._fields.get(tp)
         if found is None:
-            found = self._fields[tp] = _field_specs(tp)
-            self._defaults[tp] = {f.attr: UNSET for f in found if not f.required}
+            found = _field_specs(tp)
+            defaults = {f.attr: UNSET for f in found if not f.required}
+            self._defaults[tp] = {**defaults, EXTRA: None}  # (first: another thread may
+            self._fields[tp] = found  # build as soon as it sees the fields)
         return found
 
     def model_tag(self, cls: Any) -> tuple[str, str] | None:
@@ -186,7 +172,7 @@ class DataclassLeaves(Leaves):
         state = self._defaults[cls].copy()
         state.update(values)
         if extra:
-            state["__acp_extra__"] = extra
+            state[EXTRA] = extra
         obj.__dict__ = state
         return obj
 
@@ -197,7 +183,7 @@ class DataclassLeaves(Leaves):
                     return meta
         return None
 
-    def checked(self, tp: Any) -> tuple[Any, Any] | None:
+    def checked(self, tp: Any) -> tuple[Any, Callable[[Any], None] | None] | None:
         if typing.get_origin(tp) is not typing.Annotated:
             return None
         base, metas = _strip(tp)
@@ -213,38 +199,49 @@ class DataclassLeaves(Leaves):
         if not checks:
             return (base, None)
 
-        def check(value: Any, path: str) -> None:
+        def check(value: Any) -> None:
             for meta in checks:
-                _check_meta(value, meta, path)
+                check_meta(value, meta)
 
         return (base, check)
+
+
+def _without_unset(tp: Any) -> Any:
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        members = tuple(m for m in typing.get_args(tp) if m is not UnsetType)
+        return typing.Union[members] if len(members) > 1 else members[0]  # noqa: UP007
+    return tp
 
 
 def _field_specs(cls: type[Any]) -> tuple[Field, ...]:
     hints = typing.get_type_hints(cls, include_extras=True)
     out = []
+    markers = Lenient | SkipInvalid | NullEmpty
     for f in dataclasses.fields(cls):
+        if f.name == EXTRA:
+            continue
         tp, metas = _strip(hints[f.name])
         found = next((m for m in metas if isinstance(m, Lenient)), None)
-        rest = tuple(m for m in metas if not isinstance(m, Lenient | SkipInvalid))
+        rest = tuple(m for m in metas if not isinstance(m, markers))
         required = f.default is dataclasses.MISSING
         if not required:
             tp = _without_unset(tp)
         if rest:
-            tp = typing.Annotated[(tp, *rest)]
+            annotated = (tp, *rest)
+            tp = typing.Annotated[annotated]
         out.append(
             Field(
                 f.name,
                 f.metadata.get(_WIRE, f.name),
                 tp,
                 required,
-                found is not None,
-                found.on_error if found is not None else UNSET,
+                found.on_error if found is not None else MISS,
                 any(isinstance(m, SkipInvalid) for m in metas),
+                any(isinstance(m, NullEmpty) for m in metas),
             )
         )
     return tuple(out)
 
 
-#: The slow path, which is this target's whole decoder.
-WALKER = Walker(DataclassLeaves())
+#: The lenient pass, which is this target's whole decoder.
+READERS = Readers(DataclassLeaves())

@@ -8,11 +8,21 @@ dataclass; a tagged union member names its tag in its class line.
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import sys
 import typing
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ._base import NativeOpenIntEnum, NativeOpenStrEnum, TaggedUnion, UnknownVariant
+from ._base import NativeOpenIntEnum, NativeOpenStrEnum, TaggedUnion
+
+# A project whose ruff targets 3.11+ calls this block outdated (UP036); on 3.10 it is not.
+if sys.version_info >= (3, 11):  # noqa: UP036, RUF100
+    from typing import dataclass_transform
+else:  # Python 3.10: the decorator only informs type checkers
+
+    def dataclass_transform(**_: Any) -> Any:
+        return lambda cls: cls
 
 
 class UnsetType:
@@ -49,7 +59,11 @@ class Meta:
 
     ge: float | None = None
     le: float | None = None
+    gt: float | None = None
+    lt: float | None = None
+    multiple_of: int | None = None
     min_length: int | None = None
+    max_length: int | None = None
     pattern: str | None = None
 
 
@@ -61,6 +75,8 @@ class _NumberMark:
 Number: typing.TypeAlias = typing.Annotated[int | float, _NumberMark()]
 
 _WIRE = "acp_wire"
+#: The attribute of a model that holds its undeclared properties (None when it has none).
+EXTRA = "_acp_extra"
 
 
 def field(*, wire: str, default: Any = dataclasses.MISSING) -> Any:
@@ -68,7 +84,7 @@ def field(*, wire: str, default: Any = dataclasses.MISSING) -> Any:
     return dataclasses.field(default=default, metadata={_WIRE: wire})
 
 
-@typing.dataclass_transform(kw_only_default=True, field_specifiers=(field,))
+@dataclass_transform(kw_only_default=True, field_specifiers=(field,))
 class Model:
     """Base of every generated class: each subclass is made a keyword-only dataclass.
 
@@ -83,6 +99,10 @@ class Model:
     def __init_subclass__(cls, tag: tuple[str, str] | None = None, **kw: Any) -> None:
         super().__init_subclass__(**kw)
         cls.__acp_tag__ = tag
+        # The undeclared properties are a field of their own (last, and left out of the
+        # repr), so ``==``, ``copy``, ``dataclasses.replace`` and pickling carry them.
+        cls.__annotations__ = {**inspect.get_annotations(cls), EXTRA: Any}
+        setattr(cls, EXTRA, dataclasses.field(default=None, repr=False))
         dataclasses.dataclass(kw_only=True)(cls)
 
 
@@ -94,7 +114,7 @@ class OpenModel(Model):
 
 def extra_fields(obj: object) -> dict[str, Any]:
     """The undeclared properties `obj` was decoded with (empty when none)."""
-    found = getattr(obj, "__dict__", {}).get("__acp_extra__")
+    found = getattr(obj, EXTRA, None) if isinstance(obj, Model) else None
     return dict(found) if found else {}
 
 
@@ -112,11 +132,13 @@ def tagged_union(
     name: str,
     tag_field: str,
     variants: Mapping[str, Any],
-    unknown: type[UnknownVariant] | None = None,
+    unknown: type[Any] | None = None,
     default: type[Any] | None = None,
+    null_tag: bool = False,
 ) -> Any:
     """The runtime type of a tagged union: its descriptor, which the walker routes by."""
-    return typing.Annotated[Any, TaggedUnion(name, tag_field, variants, unknown, default)]
+    spec = TaggedUnion(name, tag_field, variants, unknown, default, null_tag)
+    return typing.Annotated[Any, spec]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,3 +158,11 @@ def lenient(on_error: Any) -> Lenient:
 
 
 skip_invalid = SkipInvalid()
+
+
+@dataclasses.dataclass(frozen=True)
+class NullEmpty:
+    """Field metadata for ``x-deserialize-default-on-null``: a null array reads as empty."""
+
+
+null_empty = NullEmpty()

@@ -2,22 +2,23 @@
 
 This file is copied into every package made with ``--target dataclasses`` (as
 ``_runtime.py``, beside ``_models.py``, ``_leaves.py`` and the shared ``_base.py`` and
-``_walk.py``); the package then needs nothing beyond the standard library. Generated
+``_read.py``); the package then needs nothing beyond the standard library. Generated
 code reads, from here:
 
 - `Model`, the base of every generated class: each subclass becomes a keyword-only
   dataclass, optionally carrying a union tag (``class X(Model, tag=(field, value))``);
 - `field`, which gives an attribute a different wire name;
 - native open enums (``enum`` subclasses that keep values they do not list);
-- `tagged_union`, the runtime type of a tagged union (its descriptor, read by the walker);
-- the decoder: ``json.loads`` (NaN, Infinity, out-of-range numbers and lone surrogates
-  refused), then the shared walker (taught by ``_leaves.py``) builds the dataclasses,
-  keeping unknown union members and undeclared properties and applying the leniency
-  flags;
+- `tagged_union`, the runtime type of a tagged union (its descriptor, which the lenient
+  pass reads);
+- the decoder: ``json.loads`` (NaN, Infinity, out-of-range numbers, text that is not
+  valid Unicode and nesting past `MAX_DEPTH` refused), then the lenient pass (taught by
+  ``_leaves.py``) builds the dataclasses, keeping unknown union members and undeclared
+  properties and applying the leniency flags;
 - the encoder: ``json.dumps`` with a hook that writes models by wire name and leaves
   `UNSET` fields out.
 
-There is no strict fast path: the walker is the decoder, and it is linear.
+There is no strict fast path: the lenient pass is the decoder, and it is linear.
 """
 
 from __future__ import annotations
@@ -27,16 +28,21 @@ import json
 from typing import Any
 
 from ._base import (
+    MAX_DEPTH,
     DecodeError,
+    Handler,
     Method,
     UnknownVariant,
+    UnusedHandlerWarning,
+    check_depth,
     check_text,
     finite_float,
     no_constant,
 )
-from ._leaves import WALKER
+from ._leaves import READERS
 from ._models import (
     _WIRE,
+    EXTRA,
     UNSET,
     Meta,
     Model,
@@ -48,15 +54,18 @@ from ._models import (
     extra_fields,
     field,
     lenient,
+    null_empty,
     skip_invalid,
     tagged_union,
 )
-from ._walk import MISS, Repair
+from ._read import MISS, Repair, notification_params
 
 __all__ = [
+    "MAX_DEPTH",
     "MISS",
     "UNSET",
     "DecodeError",
+    "Handler",
     "Meta",
     "Method",
     "Model",
@@ -67,6 +76,7 @@ __all__ = [
     "Repair",
     "UnknownVariant",
     "UnsetType",
+    "UnusedHandlerWarning",
     "convert",
     "decode",
     "encode",
@@ -76,6 +86,7 @@ __all__ = [
     "lenient",
     "load_json",
     "notification_params",
+    "null_empty",
     "skip_invalid",
     "tagged_union",
 ]
@@ -85,9 +96,18 @@ __all__ = [
 
 
 def load_json(data: bytes | str) -> Any:
-    """`data` as plain JSON values: NaN, Infinity, numbers beyond a double and text that
-    is not valid Unicode (lone surrogates, raw or escaped) are a `DecodeError`."""
+    """`data` as plain JSON values: NaN, Infinity, numbers beyond a double, text that is not
+    valid Unicode (lone surrogates, raw or escaped, a byte-order mark) and nesting deeper
+    than `MAX_DEPTH` are a `DecodeError`."""
+    check_depth(data)
     check_text(data)
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise DecodeError("invalid JSON: text is not valid Unicode", "") from None
+    if data.startswith("\ufeff"):
+        raise DecodeError("invalid JSON: text starts with a byte-order mark", "")
     try:
         return json.loads(data, parse_constant=no_constant, parse_float=finite_float)
     except (ValueError, RecursionError) as exc:
@@ -98,21 +118,6 @@ def is_request(message: Any) -> None:
     """Refuse a JSON-RPC message that carries an ``id``: it is a request, not a notification."""
     if isinstance(message, dict) and "id" in message:
         raise DecodeError("a message with an `id` is a request, not a notification", "$.id")
-
-
-def notification_params(data: bytes | str) -> Any:
-    """The ``params`` of a JSON-RPC ``session/update`` notification, as plain JSON."""
-    message = load_json(data)
-    if not isinstance(message, dict):
-        raise DecodeError("a notification must be a JSON object", "$")
-    is_request(message)
-    if message.get("jsonrpc") != "2.0":
-        raise DecodeError("Expected `jsonrpc` to be '2.0'", "$.jsonrpc")
-    if message.get("method") != "session/update":
-        raise DecodeError("Expected `method` to be 'session/update'", "$.method")
-    if "params" not in message:
-        raise DecodeError("Object missing required field `params`", "$")
-    return message["params"]
 
 
 def encode(obj: object) -> bytes:
@@ -134,13 +139,15 @@ def _to_json(obj: Any) -> Any:
             value = values[attr]
             if value is not UNSET:
                 out[wire] = value
-        extra = values.get("__acp_extra__")
+        extra = values.get(EXTRA)
         if extra:
             for key, value in extra.items():
                 out.setdefault(key, value)
         return out
     if isinstance(obj, UnknownVariant):
         return obj.raw
+    if isinstance(obj, set | frozenset):  # (an array, as the other targets write it)
+        return list(obj)
     raise TypeError(f"cannot encode {type(obj).__name__}")
 
 
@@ -151,7 +158,9 @@ def _wire_names(cls: type[Any]) -> tuple[tuple[str, str], ...]:
     found = _WIRE_NAMES.get(cls)
     if found is None:
         found = _WIRE_NAMES[cls] = tuple(
-            (f.name, f.metadata.get(_WIRE, f.name)) for f in dataclasses.fields(cls)
+            (f.name, f.metadata.get(_WIRE, f.name))
+            for f in dataclasses.fields(cls)
+            if f.name != EXTRA
         )
     return found
 
@@ -164,6 +173,5 @@ def decode(data: bytes | str, tp: Any, repairs: list[Repair] | None = None) -> A
     return convert(load_json(data), tp, "$", repairs)
 
 
-#: Convert decoded JSON into a generated type, applying open unions, undeclared
-#: properties and leniency (see `Walker.convert`).
-convert = WALKER.convert
+#: Read decoded JSON as a generated type, with leniency (see `_read.Readers.convert`).
+convert = READERS.convert

@@ -1,14 +1,15 @@
-"""The msgspec target's leaves for the shared walker, and its hooks (copied in as ``_convert.py``).
+"""How the lenient pass reads msgspec types, and the msgspec hooks (copied in as ``_convert.py``).
 
-`_walk.Walker` is the slow path of every target; `MsgspecLeaves` teaches it
-msgspec: structs, the `TaggedUnion` descriptor in a union's ``Annotated``
-metadata, `ShapeUnion` classes, and strict conversion of a value with
-``msgspec.convert``. The msgspec hooks for open enums, unknown members and
-shape unions live here too; how structs hold undeclared properties is `_extras`.
+`MsgspecLeaves` tells `_read.Readers` about structs, the `TaggedUnion` descriptor in
+a union's ``Annotated`` metadata, `ShapeUnion` classes and the leniency markers,
+and converts scalars, and whole subtrees, strictly with ``msgspec.convert``. Where
+strict decoding failed is read off msgspec's error (`error_path`), so the lenient
+pass walks those nodes without offering them to ``msgspec.convert`` again.
 """
 
 from __future__ import annotations
 
+import enum
 import re
 import types
 import typing
@@ -18,39 +19,22 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ._base import DecodeError, UnknownVariant
-from ._extras import EXTRA_ATTR, EXTRAS_SEEN, _with_extras, declaring, split
-from ._guided import GuidedWalker
-from ._unions import ShapeUnion, TaggedUnion, find_extra, union_spec
-from ._walk import MISS, Field, Leaves
+from ._base import Bounded, TaggedUnion, UnknownVariant, json_type
+from ._extras import declaring
+from ._read import MISS, Field, Leaves, Readers
+from ._unions import ShapeUnion, find_extra, union_spec
 
-__all__ = ["convert", "dec_hook", "enc_hook", "error_at"]
+__all__ = ["READERS", "dec_hook", "enc_hook", "error_path"]
 
 
 def dec_hook(tp: type[Any], obj: Any) -> Any:
-    """msgspec decode hook for shape unions (one decoder per type, cached). Open enums
-    need none: msgspec reads them natively (see `_runtime.OpenStrEnum`)."""
-    decode = _HOOKS.get(tp)
-    if decode is None:
-        decode = _HOOKS[tp] = _hook_for(tp)
-    return decode(obj)
-
-
-_HOOKS: dict[type[Any], Callable[[Any], Any]] = {}
-
-
-def _hook_for(tp: type[Any]) -> Callable[[Any], Any]:
-    if issubclass(tp, ShapeUnion):
-
-        def shape(obj: Any) -> Any:
-            try:
-                # Strict: a repair here could not be reported, so it fails the fast path
-                # and the caller's slow path redoes it with reporting.
-                return WALKER.convert(obj, tp, strict=True)
-            except DecodeError as exc:
-                raise ValueError(exc.message) from None
-
-        return shape
+    """msgspec decode hook for shape unions. Strict: a repair here could not be reported,
+    so it fails the fast path, and the lenient pass reads the payload with reporting."""
+    if isinstance(tp, type) and issubclass(tp, ShapeUnion):
+        try:
+            return READERS.convert(obj, tp, strict=True)
+        except ValueError as exc:
+            raise ValueError(getattr(exc, "message", str(exc))) from None
     raise NotImplementedError(f"no decoder for {tp!r}")
 
 
@@ -58,171 +42,34 @@ def enc_hook(obj: Any) -> Any:
     """msgspec encode hook: unknown variants write their raw payload back."""
     if isinstance(obj, UnknownVariant):
         return obj.raw
-    raise NotImplementedError(f"cannot encode {type(obj).__name__}")
+    raise TypeError(f"cannot encode {type(obj).__name__}")
 
 
-def _marked(tp: Any, key: str) -> bool:
-    """Whether `key` is in the metadata of `tp` or of a type it is built from."""
-    if find_extra(tp, key) is not None:
-        return True
-    if typing.get_origin(tp) is typing.Annotated:
-        return _marked(typing.get_args(tp)[0], key)
-    if typing.get_origin(tp) in (typing.Union, types.UnionType):
-        return any(_marked(a, key) for a in typing.get_args(tp))
-    return False
+#: One step of the path in a msgspec error: ``.name`` or ``[3]``.
+_STEP = re.compile(r"\.([^.\[\]`]*)|\[(\d+)\]")
 
 
-_ERROR_KINDS = (
-    ("unknown_field", "Object contains unknown field `"),
-    ("missing_field", "Object missing required field `"),
-)
-_SEGMENT = re.compile(r"\.([^.\[\]`]+)|\[(\d+)\]")
-
-
-def _segments(where: str) -> list[Any] | None:
-    """``$.update.content[2]`` -> ``["update", "content", 2]``; None when ambiguous."""
-    if not where.startswith("$"):
-        return None
-    if "[" not in where and "`" not in where:  # the common case: property names only
-        names = where[1:].split(".")
-        return names[1:] if not names[0] and all(names[1:]) else None
-    out: list[Any] = []
-    at = 1
-    for match in _SEGMENT.finditer(where, 1):
-        if match.start() != at:
-            return None
+def error_path(exc: msgspec.ValidationError) -> list[str | int]:
+    """Where a strict msgspec error points, as keys from the top (``$.update.content[2]``
+    -> ``["update", "content", 2]``); what cannot be read stops the list early, which
+    only means fewer nodes are walked straight away."""
+    _, found, where = str(exc).rpartition(" - at `$")
+    where = where[:-1]
+    if not found or not where:
+        return []
+    if "[" not in where:  # (the common case: property names alone)
+        return where[1:].split(".")  # type: ignore[return-value]
+    out: list[str | int] = []
+    for match in _STEP.finditer(where):
         key, index = match.groups()
         out.append(key if key is not None else int(index))
-        at = match.end()
-    return out if at == len(where) else None
-
-
-def error_at(exc: msgspec.ValidationError) -> Any:
-    """Where a strict msgspec error points: (path segments, kind, property), `MISS` when
-    that cannot be read (see `MsgspecLeaves.strict_error`). Read once per distinct error
-    text: a stream tends to repeat its faults (the same extension property, say)."""
-    text = str(exc)
-    found = _ERRORS.get(text)
-    if found is None:
-        if len(_ERRORS) >= _ERRORS_KEPT:
-            _ERRORS.clear()
-        found = _ERRORS[text] = _read_error(text)
-    return found
-
-
-#: error text -> `error_at`; bounded, so memory stays flat whatever arrives
-_ERRORS: dict[str, Any] = {}
-_ERRORS_KEPT = 256
-
-
-def _read_error(text: str) -> Any:
-    message, found, where = text.rpartition(" - at `")
-    if not found:  # an error at the top carries no path
-        message, where = where, "$`"
-    segments = _segments(where[:-1])
-    if segments is None:
-        return MISS
-    for kind, prefix in _ERROR_KINDS:
-        if message.startswith(prefix) and message.endswith("`"):
-            return (segments, kind, message[len(prefix) : -1])
-    return (segments, "bad_value", None)
+    return out
 
 
 class MsgspecLeaves(Leaves):
-    """The walker's view of msgspec types."""
+    """What the lenient pass needs to know of msgspec types."""
 
     unset = UNSET
-
-    def __init__(self) -> None:
-        self._safe: dict[int, tuple[Any, bool]] = {}
-        self._placeholders: dict[int, tuple[Any, Any]] = {}
-
-    def try_strict(self, obj: Any, tp: Any) -> Any:
-        try:
-            return msgspec.convert(obj, tp, dec_hook=dec_hook, strict=True)
-        except msgspec.ValidationError:
-            return MISS
-        except RecursionError:
-            raise DecodeError("value nests too deeply", "$") from None
-
-    def strict_error(self, obj: Any, tp: Any) -> tuple[Any, Any]:
-        """(value, None) when `obj` converts strictly; else (MISS, where) with `where` the
-        error as (path segments, kind, property), or `MISS` when it cannot be read."""
-        try:
-            return msgspec.convert(obj, tp, dec_hook=dec_hook, strict=True), None
-        except msgspec.ValidationError as exc:
-            return MISS, error_at(exc)
-        except RecursionError:
-            raise DecodeError("value nests too deeply", "$") from None
-
-    def attach(self, obj: Any, extra: dict[str, Any]) -> Any:
-        """A copy of struct `obj` holding the undeclared properties `extra` as well."""
-        cls, values, kept = split(obj)
-        kept.update(extra)
-        return self.build(cls, values, kept)
-
-    def kept_as(self, values: dict[str, Any], cls: Any, extra: dict[str, Any]) -> Any:
-        """JSON object `values` converted strictly straight into a struct of class `cls`
-        holding the undeclared properties `extra`; `MISS` when it does not convert."""
-        sub = declaring(cls, tuple(sorted(extra)))
-        try:
-            if sub is not None:
-                return msgspec.convert({**values, **extra}, sub, dec_hook=dec_hook, strict=True)
-            obj = msgspec.convert(values, _with_extras(cls), dec_hook=dec_hook, strict=True)
-        except (msgspec.ValidationError, RecursionError):
-            return MISS  # (the whole conversion reports it)
-        obj.__dict__[EXTRA_ATTR] = extra
-        EXTRAS_SEEN[0] = True
-        return obj
-
-    def placeholder(self, spec: TaggedUnion | type[Any]) -> Any:
-        """An instance of struct `spec` (or of a struct member of tagged union `spec`),
-        which strict conversion passes through as it is (its fields are not meant to be
-        read); `MISS` if there is none."""
-        found = self._placeholders.get(id(spec))
-        if found is None or found[0] is not spec:
-            members = [spec] if isinstance(spec, type) else spec.variants.values()
-            member = next(
-                (v for v in members if isinstance(v, type) and issubclass(v, msgspec.Struct)),
-                None,
-            )
-            instance = MISS
-            if member is not None:
-                required = [f.name for f in msgspec.structs.fields(member) if f.required]
-                instance = member(**dict.fromkeys(required))
-            found = self._placeholders[id(spec)] = (spec, instance)
-        return found[1]
-
-    def strict_safe(self, tp: Any) -> bool:
-        """No shape union below `tp`: strict conversion never calls back into the walker."""
-        return self._is_safe(tp, set())
-
-    def _is_safe(self, tp: Any, seen: set[int]) -> bool:
-        cached = self._safe.get(id(tp))
-        if cached is not None and cached[0] is tp:
-            return cached[1]
-        if id(tp) in seen:
-            return True
-        seen.add(id(tp))
-        if isinstance(tp, type) and issubclass(tp, ShapeUnion):
-            safe = False
-        elif isinstance(tp, type) and issubclass(tp, msgspec.Struct):
-            safe = all(self._is_safe(f.type, seen) for f in msgspec.structs.fields(tp))
-        else:
-            spec = union_spec(tp)
-            inner = list(typing.get_args(tp))
-            if spec is not None:
-                inner += [*spec.variants.values(), spec.default]
-            safe = all(self._is_safe(a, seen) for a in inner if not isinstance(a, msgspec.Meta))
-        self._safe[id(tp)] = (tp, safe)
-        return safe
-
-    def leaf(self, obj: Any, tp: Any, path: str) -> Any:
-        try:
-            return msgspec.convert(obj, tp, dec_hook=dec_hook, strict=True)
-        except msgspec.ValidationError as exc:
-            message, _, where = str(exc).partition(" - at `$")
-            raise DecodeError(message, path + where.rstrip("`")) from None
 
     def fields(self, tp: Any) -> tuple[Field, ...] | None:
         if not (isinstance(tp, type) and issubclass(tp, msgspec.Struct)):
@@ -230,16 +77,11 @@ class MsgspecLeaves(Leaves):
         out = []
         for info in msgspec.structs.fields(tp):
             meta = find_extra(info.type, "acp_on_error")
+            on_error = meta.extra["acp_on_error"] if meta is not None and meta.extra else MISS
+            skip = _marked(info.type, "acp_skip_invalid")
+            empty = _marked(info.type, "acp_null_empty")
             out.append(
-                Field(
-                    info.name,
-                    info.encode_name,
-                    info.type,
-                    info.required,
-                    meta is not None,
-                    meta.extra["acp_on_error"] if meta is not None and meta.extra else UNSET,
-                    _marked(info.type, "acp_skip_invalid"),
-                )
+                Field(info.name, info.encode_name, info.type, info.required, on_error, skip, empty)
             )
         return tuple(out)
 
@@ -250,62 +92,172 @@ class MsgspecLeaves(Leaves):
     def keeps_extra(self, cls: Any) -> bool:
         return bool(cls.__struct_config__.forbid_unknown_fields)
 
+    def kept(self, cls: Any, obj: Any, names: tuple[str, ...]) -> Any:
+        if _hooked(cls):
+            return MISS
+        made = declaring(cls, names)
+        decode = _KEPT.get(made)
+        if decode is None:
+            decode = msgspec.json.Decoder(made, dec_hook=dec_hook).decode
+            _KEPT.put(made, decode)
+        try:
+            return decode(_ENCODE(obj))
+        except msgspec.ValidationError:
+            return MISS
+
     def build(self, cls: Any, values: dict[str, Any], extra: dict[str, Any] | None) -> Any:
         if not extra:
             return cls(**values)
-        sub = declaring(cls, tuple(sorted(extra)))
-        if sub is not None:
-            return sub(**values, **{attr: extra[wire] for attr, wire in sub.__acp_undeclared__})
-        obj = _with_extras(cls)(**values)
-        obj.__dict__[EXTRA_ATTR] = extra
-        EXTRAS_SEEN[0] = True
-        return obj
+        made = declaring(cls, tuple(extra))
+        for attr, wire in made.__acp_undeclared__:
+            values[attr] = extra[wire]
+        return made(**values)
 
     def tagged(self, tp: Any) -> TaggedUnion | None:
         return union_spec(tp)
 
     def members(self, tp: Any) -> tuple[Any, ...] | None:
-        if typing.get_origin(tp) in (typing.Union, types.UnionType):
-            return typing.get_args(tp)
         if isinstance(tp, type) and issubclass(tp, ShapeUnion):
             return tp.MEMBERS
-        return None
+        return super().members(tp)
 
-    def container(self, tp: Any) -> tuple[str, Any] | None:
-        origin = typing.get_origin(tp)
-        if origin is list:
-            return ("list", typing.get_args(tp)[0])
-        if origin is dict:
-            return ("map", typing.get_args(tp)[1])
-        return None
-
-    def checked(self, tp: Any) -> tuple[Any, Any] | None:
+    def checked(self, tp: Any) -> tuple[Any, Callable[[Any], None] | None] | None:
         if typing.get_origin(tp) is not typing.Annotated:
             return None
         base, *metas = typing.get_args(tp)
-        constraints = [m for m in metas if isinstance(m, msgspec.Meta) and not m.extra]
-        walkable = typing.get_origin(base) in (
-            list,
-            dict,
-            typing.Union,
-            types.UnionType,
-            typing.Annotated,
-        ) or (isinstance(base, type) and issubclass(base, msgspec.Struct | ShapeUnion))
-        if not walkable:
+        if not _walkable(base):
             return None
+        constraints = [m for m in metas if isinstance(m, msgspec.Meta) and not m.extra]
         if not constraints:
             return (base, None)
 
-        def check(value: Any, path: str) -> None:
-            shape = list[Any] if isinstance(value, list) else dict[str, Any]
-            self.leaf(value, typing.Annotated[shape, *constraints], path)
+        def check(value: Any) -> None:
+            for meta in constraints:
+                if meta.min_length is not None and len(value) < meta.min_length:
+                    raise ValueError(
+                        f"Expected `{json_type(value)}` of length >= {meta.min_length}"
+                    )
+                if meta.max_length is not None and len(value) > meta.max_length:
+                    raise ValueError(
+                        f"Expected `{json_type(value)}` of length <= {meta.max_length}"
+                    )
 
         return (base, check)
 
+    def scalar(self, tp: Any) -> Callable[[Any], Any] | type[Any]:
+        if tp is Any or tp is object:
+            return _same
+        if tp in (str, int, bool, type(None)):
+            return tp  # type: ignore[no-any-return]
+        if isinstance(tp, type) and issubclass(tp, enum.Enum):
+            return _enum(tp)
+        return _strictly(tp)
 
-WALKER = GuidedWalker(MsgspecLeaves())
+    def strict(self, tp: Any) -> Callable[[Any], Any] | None:
+        if _hooked(tp):
+            return None  # (its shape unions would be read again, each from scratch)
+        decode = msgspec.json.Decoder(tp, dec_hook=dec_hook).decode
+
+        def attempt(obj: Any) -> Any:
+            # Written back as JSON and read by msgspec's own decoder: it reads the value
+            # exactly as strict decoding of the message reads it, and keeps what it knows
+            # of the type (``msgspec.convert`` works it out again at every call).
+            try:
+                return decode(_ENCODE(obj))
+            except msgspec.ValidationError:
+                return MISS
+
+        return attempt
 
 
-#: Convert decoded JSON into a generated type, applying open unions, undeclared
-#: properties and leniency (see `Walker.convert`).
-convert = WALKER.convert
+def _marked(tp: Any, key: str) -> bool:
+    """Whether `key` is in the metadata of `tp` or of a type it is built from."""
+    if find_extra(tp, key) is not None:
+        return True
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        return _marked(typing.get_args(tp)[0], key)
+    return origin in (typing.Union, types.UnionType) and any(
+        _marked(a, key) for a in typing.get_args(tp)
+    )
+
+
+def _hooked(tp: Any) -> bool:
+    """Whether strict decoding of `tp` reaches a shape union, which `dec_hook` reads with
+    the lenient pass. Offering such a value to msgspec inside the lenient pass would read
+    each nested shape union again from the start, at a cost that doubles with each level,
+    so the lenient pass walks those types itself."""
+    try:
+        found = _HOOKED.get(tp)
+    except TypeError:  # an unhashable type: worked out each time
+        return _reaches_shape(tp, set())
+    if found is None:
+        found = _reaches_shape(tp, set())
+        _HOOKED.put(tp, found)
+    return found  # type: ignore[no-any-return]
+
+
+def _reaches_shape(tp: Any, seen: set[int]) -> bool:
+    if id(tp) in seen:
+        return False
+    seen.add(id(tp))
+    if isinstance(tp, type) and issubclass(tp, ShapeUnion):
+        return True
+    if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
+        return any(_reaches_shape(f.type, seen) for f in msgspec.structs.fields(tp))
+    return any(_reaches_shape(arg, seen) for arg in typing.get_args(tp))
+
+
+def _walkable(tp: Any) -> bool:
+    origin = typing.get_origin(tp)
+    if origin in (list, dict, typing.Union, types.UnionType, typing.Annotated):
+        return True
+    return isinstance(tp, type) and issubclass(tp, msgspec.Struct | ShapeUnion)
+
+
+def _same(obj: Any) -> Any:
+    return obj
+
+
+def _enum(cls: type[enum.Enum]) -> Callable[[Any], Any]:
+    """An enum's member by value (as msgspec reads it: a value an open enum does not list
+    becomes a member of its own, see `_base.NativeOpenStrEnum`)."""
+    kind = str if issubclass(cls, str) else int
+    members = cls._value2member_map_
+
+    def convert(obj: Any) -> Any:
+        if type(obj) is not kind:
+            raise ValueError(f"Expected `{kind.__name__}`, got `{json_type(obj)}`")
+        found = members.get(obj)
+        if found is not None:
+            return found
+        try:
+            return cls(obj)
+        except ValueError:
+            raise ValueError(f"Invalid enum value {obj!r}") from None
+
+    return convert
+
+
+def _strictly(tp: Any) -> Callable[[Any], Any]:
+    """A scalar read as strict decoding reads it (an enum, a constrained string...)."""
+    decode = msgspec.json.Decoder(tp, dec_hook=dec_hook).decode
+
+    def convert(obj: Any) -> Any:
+        try:
+            return decode(_ENCODE(obj))
+        except msgspec.ValidationError as exc:
+            raise ValueError(str(exc).partition(" - at `")[0]) from None
+
+    return convert
+
+
+_ENCODE = msgspec.json.Encoder(enc_hook=enc_hook).encode
+#: declaring class (see `_extras.declaring`) -> its strict decoder
+_KEPT = Bounded(entries=1024, size=1024)
+#: type -> whether its strict decoding reaches a shape union (`_hooked`)
+_HOOKED = Bounded(entries=4096, size=4096)
+
+
+#: The lenient pass for this package's types.
+READERS = Readers(MsgspecLeaves())

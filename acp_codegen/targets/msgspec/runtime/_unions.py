@@ -17,13 +17,14 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from ._base import TaggedUnion, UnknownVariant
+from ._base import TaggedUnion
 
 __all__ = [
     "ShapeUnion",
     "TaggedUnion",
     "find_extra",
     "lenient",
+    "null_empty",
     "shape_union",
     "skip_invalid",
     "tagged_union",
@@ -102,8 +103,9 @@ def tagged_union(
     name: str,
     tag_field: str,
     variants: Mapping[str, Any],
-    unknown: type[UnknownVariant] | None = None,
+    unknown: type[Any] | None = None,
     default: type[Any] | None = None,
+    null_tag: bool = False,
 ) -> Any:
     """Build the runtime type of a tagged union.
 
@@ -111,7 +113,7 @@ def tagged_union(
     whose body is itself a union, an unknown tag and a missing tag are handled by
     the slow path, which reads the descriptor from the type's metadata.
     """
-    spec = TaggedUnion(name, tag_field, variants, unknown, default)
+    spec = TaggedUnion(name, tag_field, variants, unknown, default, null_tag)
     direct = tuple(v for v in variants.values() if isinstance(v, type))
     if len(direct) < 2:
         # msgspec checks the tag of a lone tagged struct only when it is present, so a
@@ -133,6 +135,8 @@ def lenient(on_error: Any) -> msgspec.Meta:
 
 #: Metadata for ``x-deserialize-skip-invalid-items``: bad array items are dropped.
 skip_invalid = msgspec.Meta(extra={"acp_skip_invalid": True})
+#: Metadata for ``x-deserialize-default-on-null``: a null array reads as empty.
+null_empty = msgspec.Meta(extra={"acp_null_empty": True})
 
 
 def find_extra(tp: Any, key: str) -> msgspec.Meta | None:

@@ -223,7 +223,8 @@ class TaggedUnion(_base.TaggedUnion):
         (model instances, dicts from user code) keeps the callable discriminator.
         """
         python = handler(source)
-        if self.default is not None:
+        typed_unknown = self.unknown is not None and not issubclass(self.unknown, UnknownVariant)
+        if self.default is not None or typed_unknown:
             return python
         choices = {tag: handler.generate_schema(tp) for tag, tp in self.variants.items()}
         fast: core_schema.CoreSchema = core_schema.tagged_union_schema(
@@ -249,7 +250,8 @@ class TaggedUnion(_base.TaggedUnion):
             raise pydantic_core.PydanticCustomError(
                 "acp_tag", "not an unknown {name} member", {"name": self.name}
             )
-        return self.unknown(tag, finite_json(raw))
+        member: _base.UnknownVariant = self.unknown(tag, finite_json(raw))
+        return member
 
 
 class ShapeChoice:
@@ -260,11 +262,17 @@ class ShapeChoice:
     member takes the value only when it keeps nothing aside (no undeclared property of
     its own), trying the members in order; a value every member would take only with
     something kept aside fails, and the slow path reads it as it does for every target
-    (the first member that takes it at all). Each member is tried once per value, so a
-    malformed recursive union costs time linear in its depth.
+    (the first member that takes it at all).
+
+    pydantic-core tries each member in full, so a union whose members reach it again
+    would cost time exponential in its depth: such a union is read by `read` instead
+    (the lenient pass, strictly, which tries each member once per value).
     """
 
-    __slots__ = ()
+    __slots__ = ("read",)
+
+    def __init__(self, read: Any = None) -> None:
+        self.read = read
 
     def __get_pydantic_core_schema__(
         self, source: Any, handler: pydantic.GetCoreSchemaHandler
@@ -272,6 +280,15 @@ class ShapeChoice:
         members = typing.get_args(source) if _is_union(source) else ()
         if len(members) < 2:
             return handler(source)
+        if self.read is not None and _reaches(members, source, set()):
+            read = self.read
+
+            def validate(value: Any) -> Any:
+                if isinstance(value, pydantic.BaseModel):  # (built in Python, not decoded)
+                    return value
+                return read(value, source, strict=True)
+
+            return core_schema.no_info_plain_validator_function(validate)
         whole: list[core_schema.CoreSchema | tuple[core_schema.CoreSchema, str]] = [
             core_schema.no_info_after_validator_function(_whole, handler.generate_schema(m))
             for m in members
@@ -279,11 +296,27 @@ class ShapeChoice:
         return core_schema.union_schema(whole, mode="left_to_right")
 
 
-shape_choice = ShapeChoice()
-
-
 def _is_union(tp: Any) -> bool:
     return typing.get_origin(tp) in (typing.Union, types.UnionType)
+
+
+def _reaches(members: tuple[Any, ...], union: Any, seen: set[int]) -> bool:
+    """Whether a type reachable from `members` (through models' fields, lists, maps,
+    unions and annotations) is `union` again."""
+    pending = list(members)
+    while pending:
+        tp = pending.pop()
+        if id(tp) in seen:
+            continue
+        seen.add(id(tp))
+        if tp == union or (
+            typing.get_origin(tp) is typing.Annotated and typing.get_args(tp)[0] == union
+        ):
+            return True
+        pending += typing.get_args(tp)
+        if isinstance(tp, type) and issubclass(tp, pydantic.BaseModel):
+            pending += [info.annotation for info in tp.model_fields.values()]
+    return False
 
 
 def _whole(value: Any) -> Any:
@@ -307,6 +340,13 @@ def lenient(on_error: Any) -> Lenient:
 
 
 skip_invalid = SkipInvalid()
+
+
+class NullEmpty(NamedTuple):
+    """Field metadata for ``x-deserialize-default-on-null``: a null array reads as empty."""
+
+
+null_empty = NullEmpty()
 
 
 def _union_spec(tp: Any) -> TaggedUnion | None:
@@ -333,8 +373,9 @@ def tagged_union(
     name: str,
     tag_field: str,
     variants: Mapping[str, Any],
-    unknown: type[UnknownVariant] | None = None,
+    unknown: type[Any] | None = None,
     default: type[Any] | None = None,
+    null_tag: bool = False,
 ) -> Any:
     """Build the runtime type of a tagged union.
 
@@ -345,7 +386,7 @@ def tagged_union(
     something else. Model instances are routed by class when validating and
     serializing Python objects.
     """
-    spec = TaggedUnion(name, tag_field, variants, unknown, default)
+    spec = TaggedUnion(name, tag_field, variants, unknown, default, null_tag)
     choices: dict[str, Any] = dict(variants)
     by_class: dict[type[Any], str] = {}
     for label, target in variants.items():
@@ -365,7 +406,7 @@ def tagged_union(
     def discriminate(value: Any) -> str | None:
         if type(value) is dict:
             tag = value.get(tag_field, _ABSENT)
-            if tag is _ABSENT:
+            if tag is _ABSENT or (null_tag and type(tag) is not str):
                 return default_label
             if type(tag) is not str:  # (a list or an object here cannot even be looked up)
                 return None
@@ -393,7 +434,17 @@ def _fresh_label(base: str, taken: Mapping[str, Any]) -> str:
     return label
 
 
-@functools.cache
+_ADAPTERS = _base.Bounded(entries=256, size=256)
+
+
 def adapter(tp: Any) -> pydantic.TypeAdapter[Any]:
-    """A cached `TypeAdapter` for any generated type."""
-    return pydantic.TypeAdapter(tp)
+    """The `TypeAdapter` of a type, made once and kept; a `TypeError` for a type pydantic
+    cannot validate (as every target raises for a type it does not know)."""
+    found: pydantic.TypeAdapter[Any] | None = _ADAPTERS.get(tp)
+    if found is None:
+        try:
+            found = pydantic.TypeAdapter(tp)
+        except (pydantic.PydanticUserError, pydantic.PydanticSchemaGenerationError) as exc:
+            raise TypeError(f"not a type this package decodes: {tp!r} ({exc})") from None
+        _ADAPTERS.put(tp, found)
+    return found

@@ -1,0 +1,314 @@
+"""The generated transcript conformance checker (``<package>.conformance``).
+
+For every rule, a transcript that breaks it gives that rule and no other, and a minimal
+variant that keeps it gives nothing, on every target, for the package of our schema and
+for the newest published v2 schema. Then the command lines, the input formats and how
+the direction of each message is told.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests import corpus
+from tests.conformance_cases import (
+    CASES,
+    EXIT,
+    STARTED,
+    V1_CASES,
+    Case,
+    chunk,
+    idle,
+    ok,
+    prompt,
+    request,
+    state,
+    terminal,
+    tool,
+    turn,
+    user,
+)
+from tests.conftest import OWN_SCHEMA, GenerateFn
+from tests.test_session_state import COMMON_UPDATES
+
+SPEC = " ".join(corpus.SPEC.read_text(encoding="utf-8").split()) if corpus.SPEC.is_file() else ""
+
+
+def conformance(package: ModuleType) -> ModuleType:
+    return importlib.import_module(package.__name__ + ".conformance")
+
+
+@pytest.fixture(scope="module", params=["ours", "v2"])
+def pkg(request: pytest.FixtureRequest, make_package: GenerateFn, target: str) -> ModuleType:
+    """The ``conformance`` module of our schema's package and of the newest v2 one."""
+    if request.param == "ours":
+        return conformance(make_package(OWN_SCHEMA, "conform_ours", target=target))
+    corpus.require()
+    return conformance(
+        make_package(corpus.newest(corpus.NEWEST["v2"]), "conform_v2", target=target)
+    )
+
+
+@pytest.fixture(scope="module")
+def v1(make_package: GenerateFn, target: str) -> ModuleType:
+    corpus.require()
+    return conformance(
+        make_package(corpus.newest(corpus.NEWEST["v1"]), "conform_v1", target=target)
+    )
+
+
+def rules(found: list[Any], level: str | None = None) -> list[str]:
+    return [v.rule for v in found if level is None or v.level == level]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.rule for c in CASES])
+def test_each_rule_has_a_breaking_and_a_keeping_transcript(pkg: ModuleType, case: Case) -> None:
+    found = pkg.check(case.breaks)
+    assert set(rules(found)) == {case.rule}, found
+    assert pkg.check(case.keeps) == []
+
+
+@pytest.mark.parametrize("case", V1_CASES, ids=[c.rule for c in V1_CASES])
+def test_v1_traffic_checks_the_rules_v1_has(v1: ModuleType, case: Case) -> None:
+    found = v1.check(case.breaks)
+    assert set(rules(found)) == {case.rule}, found
+    assert v1.check(case.keeps) == []
+
+
+def test_v1_selects_only_the_rules_v1_shares(pkg: ModuleType, v1: ModuleType) -> None:
+    both = {"cancel.order", "entity.reuse"}
+    assert {r.id for r in v1.Checker().rules} == both
+    initialize = [request(0, "initialize", protocolVersion=1), ok(0, protocolVersion=1)]
+    checker = pkg.Checker()
+    assert checker.check([*initialize, *CASES[0].breaks]) == []
+    assert {r.id for r in checker.rules} == both
+
+
+def test_every_rule_is_in_the_table_once_with_a_sentence_of_the_spec(pkg: ModuleType) -> None:
+    table = pkg.RULES
+    assert [r.id for r in table] == [c.rule for c in CASES]
+    assert {r.level for r in table} <= {"MUST", "SHOULD"}
+    corpus.require()
+    for rule in table:
+        assert rule.sentence in SPEC, rule.id
+        assert rule.level in rule.sentence, rule.id
+
+
+def test_a_finding_names_its_message_rule_and_sentence(pkg: ModuleType) -> None:
+    [found] = pkg.check(CASES[1].breaks)
+    assert found.index == len(STARTED) + 1
+    assert (found.rule, found.level) == ("foreground.resume", "MUST")
+    assert found.sentence.startswith("Once reported, it MUST report running")
+
+
+def test_should_and_notes_do_not_fail_assert_conformant(pkg: ModuleType) -> None:
+    stop_error = next(c for c in CASES if c.rule == "stop.error")
+    assert rules(pkg.check(stop_error.breaks), "SHOULD") == ["stop.error"]
+    pkg.assert_conformant(stop_error.breaks)
+    reopened = [tool("t1", "completed"), tool("t1", "in_progress")]
+    assert [(v.rule, v.level) for v in pkg.check(reopened)] == [("entity.reuse", "note")]
+    pkg.assert_conformant(reopened)
+    with pytest.raises(pkg.ConformanceError) as raised:
+        pkg.assert_conformant(CASES[0].breaks)
+    assert rules(raised.value.violations) == ["foreground.start", "foreground.start"]
+    assert "foreground.start" in str(raised.value)
+
+
+def test_unknown_updates_states_and_stop_reasons_are_never_violations(pkg: ModuleType) -> None:
+    stream = [
+        *STARTED,
+        state("running", background=[]),
+        {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {"sessionId": "s", "update": {"sessionUpdate": "_acme_ping"}},
+        },
+        state("_vendor_paused"),
+        state("running", background=[]),
+        chunk(),
+        idle("future_reason", background=[]),
+    ]
+    assert pkg.check(stream) == []
+
+
+def test_background_work_and_its_announcements(pkg: ModuleType) -> None:
+    """A listed terminal may run on while idle and finish later; a tool call a background
+    list holds is not foreground progress."""
+    stream = [
+        *STARTED,
+        terminal("t1", command="npm run dev"),
+        state("running", background=[{"type": "terminal", "terminalId": "t1"}]),
+        chunk(),
+        idle(background=[{"type": "terminal", "terminalId": "t1"}]),
+        terminal("t1", exitStatus=EXIT),
+        idle(None, background=[]),
+    ]
+    assert pkg.check(stream) == []
+
+
+def test_a_partial_recording_does_not_report_work_still_running(pkg: ModuleType) -> None:
+    cut = [*STARTED, chunk()]
+    assert rules(pkg.check(cut)) == ["foreground.end"]
+    assert pkg.check(cut, complete=False) == []
+
+
+def test_direction_is_inferred_or_recorded(pkg: ModuleType) -> None:
+    """Both sides number their requests: a response answers the request the other side
+    sent, which a recorded direction settles."""
+    permission = request(1, "session/request_permission", sessionId="s", toolCall={}, options=[])
+    recorded = [
+        {"direction": "client_to_agent", "message": prompt(1)},
+        {"direction": "agent_to_client", "message": state("running")},
+        {"direction": "agent_to_client", "message": permission},
+        {"direction": "client_to_agent", "message": ok(1, outcome={"outcome": "cancelled"})},
+        {"direction": "agent", "message": turn()[2]},
+        {"direction": "agent", "message": ok(1, messageId="u1")},
+        {"direction": "agent", "message": chunk()},
+        {"direction": "agent", "message": idle()},
+    ]
+    assert pkg.check(recorded) == []
+    with pytest.raises(pkg.TranscriptError, match="unknown direction"):
+        pkg.check([{"direction": "sideways", "message": prompt()}])
+    with pytest.raises(pkg.TranscriptError, match="not a JSON-RPC message") as raised:
+        pkg.check([prompt(), [1, 2]])
+    assert raised.value.index == 1
+
+
+def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, cwd=cwd, check=False
+    )
+
+
+def _write(path: Path, messages: list[Any]) -> Path:
+    path.write_text("".join(json.dumps(m) + "\n" for m in messages), encoding="utf-8")
+    return path
+
+
+def test_module_command_line(pkg: ModuleType, tmp_path: Path) -> None:
+    root = Path(pkg.__file__).parent.parent
+    name = pkg.__name__.rsplit(".", 1)[0]
+    bad = _write(tmp_path / "bad.jsonl", CASES[0].breaks)
+    proc = _run(["-m", f"{name}.conformance", str(bad)], root)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 2 and all("MUST foreground.start" in line for line in lines)
+    assert f"{bad}:4: message 3: " in lines[0] and '"When foreground work starts' in lines[0]
+    proc = _run(["-m", f"{name}.conformance", str(bad), "--format", "json"], root)
+    report = json.loads(proc.stdout)
+    assert report["protocol"] == 2 and "foreground.start" in report["rules"]
+    assert [v["line"] for v in report["violations"]] == [4, 5]
+    good = _write(tmp_path / "good.jsonl", turn())
+    assert _run(["-m", f"{name}.conformance", str(good)], root).returncode == 0
+    should = _write(
+        tmp_path / "should.jsonl", next(c for c in CASES if c.rule == "stop.error").breaks
+    )
+    assert _run(["-m", f"{name}.conformance", str(should)], root).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ('{"jsonrpc": "2.0", "id": 1,\n', "bad.jsonl:1: not JSON"),
+        (
+            '{"jsonrpc": "2.0", "id": 1, "result": {}}\n"text"\n',
+            "bad.jsonl:2: message 1: not a JSON-RPC message",
+        ),
+        ('{"jsonrpc": "2.0"}\n', "bad.jsonl:1: message 0: neither a request"),
+        (None, "cannot read"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    pkg: ModuleType, tmp_path: Path, content: str | None, expected: str
+) -> None:
+    root = Path(pkg.__file__).parent.parent
+    path = tmp_path / "bad.jsonl"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    proc = _run(["-m", pkg.__name__, str(path)], root)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert expected in proc.stderr and proc.stdout == ""
+
+
+def test_generator_command_checks_with_the_default_schema_or_another(tmp_path: Path) -> None:
+    bad = _write(tmp_path / "bad.jsonl", CASES[0].breaks)
+    proc = _run(["-m", "acp_codegen", "conformance", str(bad)], tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.count("foreground.start") == 2
+    good = _write(tmp_path / "good.jsonl", turn())
+    assert _run(["-m", "acp_codegen", "conformance", str(good)], tmp_path).returncode == 0
+    corpus.require()
+    v1 = corpus.newest(corpus.NEWEST["v1"])
+    proc = _run(
+        ["-m", "acp_codegen", "conformance", str(bad), "--schema", str(v1), "--format", "json"],
+        tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["violations"] == []
+    proc = _run(["-m", "acp_codegen", "conformance", str(tmp_path / "none.jsonl")], tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.count("\n") == 1
+
+
+def test_states_are_kept_per_session(pkg: ModuleType) -> None:
+    """Session s runs while s2 is idle: output in s2 is foreground work s2 never reported."""
+    found = pkg.check([*STARTED, chunk(session="s2"), chunk(), idle()])
+    assert [(v.index, v.rule) for v in found] == [(len(STARTED), "foreground.start")]
+
+
+def test_the_docs_list_every_rule_with_its_sentence(pkg: ModuleType) -> None:
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "conformance.md").read_text(
+        encoding="utf-8"
+    )
+    for rule in pkg.RULES:
+        assert f"| `{rule.id}` | {rule.level} |" in doc and f'"{rule.sentence}"' in doc, rule.id
+
+
+# -- a model agent --------------------------------------------------------------------------
+
+def _model_output(update: dict[str, Any]) -> bool:
+    """What the model agent sends inside a turn: the reducer tests' random updates, less the
+    state updates it reports itself and the final tool statuses it never reopens."""
+    if update["sessionUpdate"] == "state_update":
+        return False
+    return not (update["sessionUpdate"] == "tool_call_update" and update["status"] == "completed")
+
+
+def _wrap(update: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "method": "session/update",
+            "params": {"sessionId": "s", "update": update}}
+
+
+MUTATIONS = {
+    "foreground.start": lambda t: [m for m in t if m is not t[1]],  # no running
+    "foreground.end": lambda t: t[:-1],  # no idle
+    "stop.custom": lambda t: [*t[:-1], idle("Done!")],
+    "prompt.nonempty": lambda t: [prompt(blocks=[]), *t[1:]],
+    "prompt.echo": lambda t: [m for m in t if m is not t[2]],  # no user message
+    "prompt.rejected": lambda t: [ok() if m is t[3] else m for m in t],  # no messageId
+}
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(stream=st.lists(COMMON_UPDATES.filter(_model_output), max_size=20),
+       mutation=st.sampled_from(sorted(MUTATIONS)))
+def test_a_model_agent_conforms_and_each_mutation_breaks_one_rule(
+        pkg: ModuleType, stream: list[dict[str, Any]], mutation: str) -> None:
+    """A turn around any random output stream conforms; one mutation of it breaks exactly
+    the rule it targets."""
+    turn = [prompt(), state("running"), user(), ok(messageId="u1"), *map(_wrap, stream),
+            idle()]
+    assert pkg.check(turn) == []
+    assert set(rules(pkg.check(MUTATIONS[mutation](turn)))) == {mutation}

@@ -1,0 +1,115 @@
+"""The conformance checker over recorded traffic of real agents (see transcripts/README.md).
+
+Each transcript is read on every target, with the protocol version its traffic (or, where
+the recording has no `initialize`, the agent that made it) speaks, and with v2 forced: by
+the package of our schema and by the packages of the newest published v1 and v2 schemas.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests import corpus
+from tests.conftest import OWN_SCHEMA, GenerateFn
+
+TRANSCRIPTS = Path(__file__).resolve().parent / "transcripts"
+
+
+def read(name: str) -> list[dict[str, object]]:
+    lines = (TRANSCRIPTS / name).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+@pytest.fixture(scope="module", params=["ours", "v1"])
+def conformance(
+    request: pytest.FixtureRequest, make_package: GenerateFn, target: str
+) -> ModuleType:
+    if request.param == "ours":
+        package = make_package(OWN_SCHEMA, "traffic_ours", target=target)
+    else:
+        corpus.require()
+        package = make_package(corpus.newest(corpus.NEWEST["v1"]), "traffic_v1", target=target)
+    return importlib.import_module(package.__name__ + ".conformance")
+
+
+@pytest.fixture(scope="module")
+def newest_v1(make_package: GenerateFn, target: str) -> ModuleType:
+    corpus.require()
+    return make_package(corpus.newest(corpus.NEWEST["v1"]), "traffic_v1", target=target)
+
+
+@pytest.fixture(scope="module")
+def newest_v2(make_package: GenerateFn, target: str) -> ModuleType:
+    corpus.require()
+    return make_package(corpus.newest(corpus.NEWEST["v2"]), "traffic_v2", target=target)
+
+
+def updates(messages: list[dict[str, object]]) -> list[str]:
+    """The `update` object of each `session/update` notification, as JSON text."""
+    found = []
+    for message in messages:
+        params = message.get("params")
+        if message.get("method") == "session/update" and isinstance(params, dict):
+            found.append(json.dumps(params["update"]))
+    return found
+
+
+def test_codex_cli_acp_keeps_the_rules_v1_has(conformance: ModuleType) -> None:
+    messages = read("acplazybridge_t033c.jsonl")
+    checker = conformance.Checker()
+    assert checker.check(messages) == []
+    assert checker.version == 1
+    assert {rule.id for rule in checker.rules} == {"cancel.order", "entity.reuse"}
+
+
+def test_codex_cli_acp_read_as_v2_answers_its_prompt_without_a_message_id(
+    conformance: ModuleType,
+) -> None:
+    found = conformance.check(read("acplazybridge_t033c.jsonl"), version=2)
+    assert [(v.index, v.rule) for v in found] == [(9, "prompt.rejected")]
+
+
+# Gemini CLI's output for one prompt, as codecompanion.nvim keeps it: four thought chunks
+# and one message chunk, no `initialize`, no `session/prompt` and no response to it. The
+# agent spoke v1, which the file cannot say, so it is read as v1 on the newest v1 package:
+# v1 selects only `cancel.order` and `entity.reuse`, and with no prompt and no cancel in the
+# recording neither has anything to hold, so it breaks nothing.
+GEMINI = "codecompanion_gemini_prompt_response.jsonl"
+
+
+def test_gemini_cli_chunks_keep_the_rules_v1_has(newest_v1: ModuleType) -> None:
+    messages = read(GEMINI)
+    assert len(messages) == 5
+    conformance = importlib.import_module(newest_v1.__name__ + ".conformance")
+    checker = conformance.Checker(version=1)
+    assert checker.check(messages) == []
+    assert {rule.id for rule in checker.rules} == {"cancel.order", "entity.reuse"}
+    # The v1 package reads every chunk (nothing was skipped as undecodable).
+    kinds = [type(newest_v1.decode_update(u)).__name__ for u in updates(messages)]
+    assert kinds == ["AgentThoughtChunk"] * 4 + ["AgentMessageChunk"]
+    # With no `initialize` in the file, the package's own version is the one taken.
+    assert conformance.Checker().check(messages) == []
+    assert conformance.Checker().version == 1
+
+
+def test_gemini_cli_chunks_read_as_v2_are_not_decoded(newest_v2: ModuleType) -> None:
+    # v2 makes `messageId` required on message and thought chunks, and Gemini's v1 chunks
+    # carry none: the v2 package cannot decode them, so no foreground rule ever sees agent
+    # content; with no prompt and no state update seen, no session is ever active either,
+    # so even read as a complete transcript it breaks nothing, though it never reported
+    # `running`.
+    messages = read(GEMINI)
+    for update in updates(messages):
+        with pytest.raises(newest_v2.DecodeError, match="messageId"):
+            newest_v2.decode_update(update)
+    conformance = importlib.import_module(newest_v2.__name__ + ".conformance")
+    checker = conformance.Checker()
+    assert checker.check(messages) == []
+    assert checker.version == 2
+    assert "foreground.start" in {rule.id for rule in checker.rules}
+    assert conformance.check(messages, version=2, complete=False) == []
