@@ -12,6 +12,7 @@ import json
 import re
 import time
 from functools import cache
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -201,3 +202,56 @@ def test_the_november_upgrade_of_each_line(key: str, day: str, counts: tuple[int
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output)["summary"]
     assert (summary["breaking"], summary["additive"], summary["cosmetic"]) == counts, (old, new)
+
+
+def test_since_package_reports_the_classes_an_earlier_package_named_otherwise(
+    tmp_path: Path,
+) -> None:
+    """A package made by an earlier acp-codegen named the ``tool_call_update`` variant
+    ``ToolCallUpdateSessionUpdate``; diffing with ``--since-package`` reports that rename,
+    and a package generated now from NEW reports none."""
+    old, new = _last_of("v2-unstable", "2026-08-20"), _last_of("v2-unstable", "2026-11-02")
+    args = ["diff", str(corpus.SCHEMAS / old), str(corpus.SCHEMAS / new), "--format", "json"]
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    (earlier / "dispatch.py").write_text(
+        "SESSION_UPDATE_VARIANTS: dict[str, type] = {\n"
+        '    "tool_call_update": ToolCallUpdateSessionUpdate,\n'
+        '    "agent_message_chunk": AgentMessageChunk,\n'
+        "}\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(main, [*args, "--since-package", str(earlier)])
+    assert result.exit_code == 0, result.output
+    plain = json.loads(CliRunner().invoke(main, args).output)
+    found = json.loads(result.output)
+    extra = [c for c in found["changes"] if c not in plain["changes"]]
+    assert [(c["kind"], c["type"], c["old"]) for c in extra] == [
+        ("type.renamed", "ToolCallUpdate", "ToolCallUpdateSessionUpdate")
+    ]
+    assert found["summary"]["breaking"] == plain["summary"]["breaking"] + 1
+    now = tmp_path / "now"
+    generated = CliRunner().invoke(main, ["generate", "--schema", str(corpus.SCHEMAS / new),
+                                          "--out", str(now), "--package", "now"])
+    assert generated.exit_code == 0, generated.output
+    again = json.loads(CliRunner().invoke(main, [*args, "--since-package", str(now)]).output)
+    assert again["changes"] == plain["changes"]
+
+
+@pytest.mark.parametrize(
+    ("dispatch", "message"),
+    [(None, "cannot read"), ("X = 1\n", "holds no <UNION>_VARIANTS table"),
+     ("def (:\n", "--since-package: cannot read")],
+)
+def test_since_package_bad_input_is_one_line(
+    tmp_path: Path, dispatch: str | None, message: str
+) -> None:
+    schema = corpus.newest(corpus.NEWEST["v1"])
+    if dispatch is not None:
+        (tmp_path / "dispatch.py").write_text(dispatch, encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["diff", str(schema), str(schema), "--since-package", str(tmp_path)]
+    )
+    assert result.exit_code == 2
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.output

@@ -73,6 +73,13 @@ Exit codes: 0 compared (whatever was found); 1 --fail-on found such a change;
     help="Insert that section under FILE's title (before its first ## section); "
     "creates FILE if needed.",
 )
+@click.option(
+    "--since-package",
+    type=click.Path(path_type=Path, file_okay=False),
+    metavar="DIR",
+    help="A package generated before: also report the variant classes it names otherwise "
+    "than NEW's package does (say, after an acp-codegen upgrade).",
+)
 @output_options(quiet="Print only the one-line summary (nothing with --changelog-file).")
 @handles_bad_input
 def diff_command(
@@ -87,6 +94,7 @@ def diff_command(
     overlays: tuple[Path, ...],
     changelog: bool,
     changelog_file: Path | None,
+    since_package: Path | None,
 ) -> None:
     """Compare two schema revisions semantically and classify every change.
 
@@ -109,7 +117,7 @@ def diff_command(
     if (changelog or changelog_file) and fmt == "json":
         raise UsageError("--changelog writes Markdown; it cannot be combined with --format json")
     started = time.perf_counter()
-    full = diff_paths(old, new, roots, take_all, docs, overlays)
+    full = diff_paths(old, new, roots, take_all, docs, overlays, since_package)
     report = full.only(severities)
     console.detail(
         f"compared {old} ({full.old_sha256[:12]}) with {new} ({full.new_sha256[:12]}) "

@@ -31,6 +31,7 @@ from .defs import (
 )
 from .rules import SEVERITIES, Severity
 from .types import Aliases, canonical, rename_refs
+from .vendored import renames_since
 
 __all__ = ["METHODS", "Change", "Report", "Selection", "compare", "diff_paths", "labels"]
 
@@ -103,10 +104,15 @@ def compare(old: ir.Module, new: ir.Module, docs: bool = False) -> tuple[Change,
         else:
             walker.definition(old_defs[name], new_defs[name])
     walker.methods(old.methods, new.methods)
+    return ordered(walker.changes)
+
+
+def ordered(changes: Iterable[Change]) -> tuple[Change, ...]:
+    """`changes` without repeats, breaking first, then by type and member."""
     order = {level: index for index, level in enumerate(SEVERITIES)}
     return tuple(
         sorted(
-            set(walker.changes),
+            set(changes),
             key=lambda c: (
                 order[c.severity],
                 c.type == METHODS,
@@ -214,8 +220,12 @@ def diff_paths(
     take_all: bool = False,
     docs: bool = False,
     overlays: tuple[Path, ...] = (),
+    since_package: Path | None = None,
 ) -> Report:
     """Load, build and compare two schema files; bad input raises `SchemaError`.
+
+    With `since_package`, a package generated before (by any acp-codegen), the variant
+    classes it names otherwise than NEW's package would are reported as renames too.
 
     `overlays` annotate both revisions; without them each is annotated as `generate`
     annotates it (a published schema by the built-in overlay its shape selects), so an
@@ -233,6 +243,10 @@ def diff_paths(
     for module in (old, new):
         accept.check(module)
     changes = compare(old, new, docs)
+    if since_package is not None:
+        known = {(c.type, c.old) for c in changes if c.kind == "type.renamed"}
+        extra = [c for c in renames_since(since_package, new) if (c.type, c.old) not in known]
+        changes = ordered((*changes, *extra))
     return Report(
         str(old_path),
         str(new_path),
