@@ -744,7 +744,7 @@ def read(path: str) -> tuple[list[Any], list[int]]:
             text = handle.read()
     except (OSError, UnicodeDecodeError) as exc:
         why = getattr(exc, "strerror", None) or exc
-        raise TranscriptError(-1, f"cannot read {path}: {why}") from None
+        raise TranscriptError(-1, f"{path}: cannot read: {why}") from None
     messages, lines = [], []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -854,16 +854,14 @@ def replay(cls: type[SessionState], argv: list[str]) -> int:
         return 2
     path, state = argv[-1], cls()
     try:
-        with open(path, "rb") as file:
-            records = file.read().splitlines()
-    except OSError as exc:
-        print(f"{path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+        records, lines = read(path)
+    except TranscriptError as exc:  # unreadable, or a line that is not JSON
+        print(exc, file=sys.stderr)
         return 2
-    for number, line in enumerate(records, 1):
+    for record, number in zip(records, lines, strict=True):
         try:
-            if line.strip():
-                state.apply(cls.DECODE(json.dumps(_update_of(json.loads(line)))))
-        except (TypeError, ValueError) as exc:  # bad JSON or text, a bad record, a DecodeError
+            state.apply(cls.DECODE(json.dumps(_update_of(record))))
+        except (TypeError, ValueError) as exc:  # a bad record, or a DecodeError
             print(f"{path}:{number}: {str(exc).splitlines()[0]}", file=sys.stderr)
             return 2
     print(json.dumps(state.to_dict(), indent=2) if as_json else repr(state))
