@@ -157,17 +157,15 @@ def _lenient(module: ir.Module) -> list[dict[str, Any]]:
     out = []
     for node in module.defs:
         for f in node.fields if isinstance(node, ir.Struct) else ():
-            flags = [
-                flag
-                for flag, on in (
-                    ("default-on-error", f.default_on_error),
-                    ("skip-invalid-items", f.skip_invalid_items),
-                    ("default-on-null", f.default_on_null),
+            if f.lenient_flags:
+                out.append(
+                    {
+                        "struct": node.name,
+                        "field": f.attr,
+                        "wire": f.wire,
+                        "flags": list(f.lenient_flags),
+                    }
                 )
-                if on
-            ]
-            if flags:
-                out.append({"struct": node.name, "field": f.attr, "wire": f.wire, "flags": flags})
     return out
 
 

@@ -153,6 +153,10 @@ class Annotation:
     value: JsonValue
 
 
+#: The ``x-deserialize-*`` flags a field can carry (each the `Field` attribute of its name).
+LENIENT_FLAGS = ("default-on-error", "skip-invalid-items", "default-on-null")
+
+
 @dataclass(frozen=True)
 class Field:
     """One property of a struct."""
@@ -177,6 +181,11 @@ class Field:
     @property
     def nullable(self) -> bool:
         return isinstance(self.type, Nullable) or self.type == Prim("any")
+
+    @property
+    def lenient_flags(self) -> tuple[str, ...]:
+        """The ``x-deserialize-*`` flags this field carries, by their names after that prefix."""
+        return tuple(f for f in LENIENT_FLAGS if getattr(self, f.replace("-", "_")))
 
 
 @dataclass(frozen=True)

@@ -250,11 +250,8 @@ class DefComparer:
             shown = [None if d is ir.NO_DEFAULT else as_json(d) for d in (old.default, new.default)]
             message = f"default {shown[0] or 'none'} -> {shown[1] or 'none'}"
             self.emit("field.default_changed", group, wire, shown[0], shown[1], message, attr)
-        for flag, was_set, is_set in (
-            ("default-on-error", old.default_on_error, new.default_on_error),
-            ("skip-invalid-items", old.skip_invalid_items, new.skip_invalid_items),
-            ("default-on-null", old.default_on_null, new.default_on_null),
-        ):
+        for flag in ir.LENIENT_FLAGS:
+            was_set, is_set = flag in old.lenient_flags, flag in new.lenient_flags
             if was_set != is_set:
                 verb = "added" if is_set else "removed"
                 self.emit(
