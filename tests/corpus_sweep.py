@@ -6,8 +6,7 @@ is swept for, so the schema is read once however many targets there are. It impo
 each package written, and decodes repeatable sample payloads made by `tests.instances`
 from the raw schema: one per union member and a full and a minimal one per other
 definition, plus the ``session/update`` envelope. Each decoded sample must encode back
-to the same
-JSON. A revision ends, on each target, as
+to the same JSON. A revision ends, on each target, as
 
 - ``ok``: generated, imported, every sample decoded and round-tripped;
 - ``clean``: the CLI refused it with exit code 2 and one ``error at <file>#<pointer>:``

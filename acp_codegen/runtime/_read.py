@@ -1,4 +1,5 @@
-"""The lenient pass of every target (copied in as ``_read.py``).
+"""The lenient pass of every target (copied in as ``_read.py``), and the JSON-RPC helpers
+the targets share (`notification_params`, `is_request`).
 
 Strict decoding by the model library comes first. A payload it refuses is parsed
 into plain JSON values and read here, in one pass, by readers made from the types
@@ -33,7 +34,7 @@ from typing import Any, NamedTuple
 
 from ._base import Bounded, DecodeError, TaggedUnion, UnknownVariant, json_type
 
-__all__ = ["MISS", "Field", "Leaves", "Readers", "Repair", "notification_params"]
+__all__ = ["MISS", "Field", "Leaves", "Readers", "Repair", "is_request", "notification_params"]
 
 #: What a strict converter returns for a value it does not take.
 MISS: Any = object()
@@ -588,3 +589,9 @@ def notification_params(message: Any) -> Any:
     if "params" not in message:
         raise DecodeError("Object missing required field `params`", "$")
     return message["params"]
+
+
+def is_request(message: Any) -> None:
+    """Refuse a JSON-RPC message that carries an ``id``: it is a request, not a notification."""
+    if isinstance(message, dict) and "id" in message:
+        raise DecodeError("a message with an `id` is a request, not a notification", "$.id")

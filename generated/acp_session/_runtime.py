@@ -34,7 +34,7 @@ from ._base import (
 )
 from ._convert import READERS, dec_hook, enc_hook, error_path
 from ._extras import extra_fields
-from ._read import MISS, Repair, notification_params
+from ._read import MISS, Repair, is_request, notification_params
 from ._unions import (
     ShapeUnion,
     TaggedUnion,
@@ -192,9 +192,3 @@ def check_ints(obj: Any, bounds: tuple[tuple[str, int | None, int | None], ...])
                 pending += value
             elif type(value) is dict:
                 pending += value.values()
-
-
-def is_request(message: Any) -> None:
-    """Refuse a JSON-RPC message that carries an ``id``: it is a request, not a notification."""
-    if isinstance(message, dict) and "id" in message:
-        raise DecodeError("a message with an `id` is a request, not a notification", "$.id")

@@ -58,7 +58,7 @@ from ._models import (
     skip_invalid,
     tagged_union,
 )
-from ._read import MISS, Repair, notification_params
+from ._read import MISS, Repair, is_request, notification_params
 
 #: Marks an untagged union read member by member (see `ShapeChoice`).
 shape_choice = ShapeChoice(convert)
@@ -235,12 +235,6 @@ def load_json(data: bytes | str) -> Any:
         return json.loads(data, parse_constant=no_constant, parse_float=finite_float)
     except (ValueError, RecursionError) as exc:
         raise DecodeError(f"invalid JSON: {exc}", "") from None
-
-
-def is_request(message: Any) -> None:
-    """Refuse a JSON-RPC message that carries an ``id``: it is a request, not a notification."""
-    if isinstance(message, dict) and "id" in message:
-        raise DecodeError("a message with an `id` is a request, not a notification", "$.id")
 
 
 def encode(obj: object) -> bytes:
