@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import json
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -163,8 +164,6 @@ def test_the_rebinding_check_sees_a_global(tmp_path: Path) -> None:
 
 
 def _namespaces(pkg: ModuleType) -> dict[str, dict[str, int]]:
-    import sys
-
     prefix = pkg.__name__ + "."
     return {
         name: {key: id(value) for key, value in vars(module).items()}
