@@ -111,6 +111,11 @@ class Lowering(ABC):
             return repr(field.default)
         return self.unset
 
+    def empty(self, field: ir.Field) -> str:
+        """What null reads as in an ``x-deserialize-default-on-null`` field: its type's
+        empty value (the flag is only taken on an array or a map)."""
+        return "[]" if isinstance(field.type, ir.ListOf) else "{}"
+
     def leniency_markers(self, field: ir.Field) -> list[str]:
         """The runtime markers of a field's leniency flags, for targets that carry them in
         the field's ``Annotated`` metadata (the walker reads them there)."""
@@ -120,7 +125,7 @@ class Lowering(ABC):
         if field.skip_invalid_items:
             markers.append("_rt.skip_invalid")
         if field.default_on_null:
-            markers.append("_rt.null_empty")
+            markers.append(f"_rt.null_empty({self.empty(field)})")
         return markers
 
     # -- enums and tagged unions: spelled through the runtime contract --------------------------

@@ -41,7 +41,7 @@ RUNTIME_CONTRACT = {
     "tagged_union": "the runtime type of a tagged union, from its tag table",
     "lenient": "field marker: a bad value becomes the default (x-deserialize-default-on-error)",
     "skip_invalid": "list marker: bad items are dropped (x-deserialize-skip-invalid-items)",
-    "null_empty": "field marker: null reads as an empty array or map "
+    "null_empty": "field marker: null reads as the given empty array or map "
     "(x-deserialize-default-on-null)",
     "decode": "the slow path: decode with leniency and unknown members kept",
     "convert": "the slow path for an already parsed JSON value",

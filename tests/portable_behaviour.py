@@ -9,6 +9,7 @@ imports nothing from this repository: ``ACP_PACKAGES`` names the packages to tes
 
 from __future__ import annotations
 
+import enum
 import importlib
 import json
 import os
@@ -74,6 +75,10 @@ def test_open_enum_prints_as_its_value_and_keeps_unknown_values(pkg: ModuleType)
     later = status("archived")
     assert (later, later.is_known, later.is_future, str(later)) == ("archived", False, True,
                                                                     "archived")
+    # One kind of class on every target: an `enum` class whose instances are strings, the
+    # unknown value an instance of the same class, and the known one its member.
+    assert issubclass(status, enum.Enum) and isinstance(later, str) and type(later) is status
+    assert status("completed") is known and known in list(status) and later not in list(status)
 
 
 def test_session_state_reduces_and_reads_back(pkg: ModuleType) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests import corpus
-from tests.conftest import TARGETS, GenerateFn
+from tests.conftest import OWN_SCHEMA, TARGETS, GenerateFn
 from tests.decode_outcomes import outcome
 from tests.instances import Instances, Variant, envelope, notification_def, union_size
 from tests.mutations import Mutator
@@ -88,8 +88,8 @@ def _same_bytes(data: bytes) -> bytes:
     return _EXPONENT.sub(lambda m: b"e" + m.group(1).replace(b"+", b"") + m.group(2), data)
 
 
-def _compared(pkg: Any, data: bytes) -> tuple[Any, ...]:
-    found = outcome(pkg, "decode_notification", data)
+def _compared(pkg: Any, data: bytes, call: str = "decode_notification") -> tuple[Any, ...]:
+    found = outcome(pkg, call, data)
     if found[0] == "error":
         return ("error", found[1])
     _, cls, written, repairs = found
@@ -121,3 +121,28 @@ def test_targets_agree_on_mutated_payloads(make_package: GenerateFn, key: str,
         assert len({repr(o) for o in outcomes.values()}) == 1, (data[:300], outcomes)
         kinds.add(outcomes[TARGETS[0]][0])
     assert kinds == {"ok", "error"}
+
+
+def _nested(levels: int, where: str) -> bytes:
+    """An agent message chunk that nests `levels` deep, counting its own object: through
+    `_meta` (free JSON) or through a lenient field's value."""
+    inner = "[" * (levels - 2) + "1" + "]" * (levels - 2)
+    if where == "_meta":
+        tail = f'"content":{{"type":"text","text":"hi"}},"_meta":{{"x":{inner}}}'
+    else:
+        tail = f'"content":{{"type":"text","text":"hi","annotations":{inner}}}'
+    return ('{"sessionUpdate":"agent_message_chunk","messageId":"m",' + tail + "}").encode()
+
+
+@pytest.mark.parametrize("where", ["_meta", "content"])
+def test_targets_share_one_nesting_limit(make_package: GenerateFn, where: str) -> None:
+    """`MAX_DEPTH` levels decode on every target and one more is the same `DecodeError` on
+    every target, whether the value is free JSON or a field's (lenient or strict)."""
+    packages = [make_package(OWN_SCHEMA, "nesting", target=t) for t in TARGETS]
+    limit = {pkg._runtime.MAX_DEPTH for pkg in packages}
+    assert limit == {200}
+    for levels, expected in ((200, "ok"), (201, "error")):
+        # (a repair's replacement is the target's own unset: compared up to the original)
+        outcomes = [_compared(pkg, _nested(levels, where), "decode_update") for pkg in packages]
+        assert all(o == outcomes[0] for o in outcomes), (levels, outcomes)
+        assert outcomes[0][0] == expected, outcomes[0]

@@ -20,6 +20,7 @@ import json
 import os
 import subprocess
 import sys
+import typing
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -139,3 +140,20 @@ def test_the_two_named_payloads_decode_right_first_time(
     assert written["configOptions"][0]["options"] == [{"value": "a", "name": "A"}]
     assert [r[:2] for r in option[3]] == [
         ["$.configOptions[0].options[0].description", "defaulted"]]
+
+
+def test_a_package_reads_only_its_own_leniency_markers(make_package: GenerateFn) -> None:
+    """Two packages in one process never share a marker, however the types that carry them
+    are spelled: ``typing`` keeps ``Annotated`` types by equal metadata, so markers that
+    compared equal across packages (or across flags) could hand one package's type, and
+    its leniency, to another."""
+    first, second = (make_package(OWN_SCHEMA, "markers", target=t)._read for t in TARGETS[:2])
+    spelled = [typing.Annotated[list[int], read.skip_invalid]
+               for read in (first, second, first, second)]
+    assert [t.__metadata__[0] for t in spelled] == [first.skip_invalid, second.skip_invalid] * 2
+    assert first.skip_invalid != second.skip_invalid != second.null_empty([])
+    assert first.lenient([]) != first.lenient([])  # (and a fallback need not be hashable)
+    flags = first.leniency(typing.Annotated[list[int], first.skip_invalid] | None)
+    assert flags == (first.MISS, True, first.MISS)
+    assert first.leniency(typing.Annotated[int, first.lenient(3)])[0] == 3
+    assert first.leniency(typing.Annotated[int, second.lenient(3)])[0] is first.MISS

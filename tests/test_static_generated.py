@@ -1,5 +1,6 @@
 """Static checks on generated code: ``ruff check`` and ``mypy --strict`` pass on the packages
-generated (with ``--all``) from the four newest published schemas.
+generated (with ``--all``) from the four newest published schemas, and on the other targets'
+packages from the newest.
 
 Both tools run as their own processes with no project configuration (``--isolated``
 for ruff, a scratch directory and cache for mypy), so the result is what a user
@@ -28,10 +29,12 @@ def packages(make_package: Callable[..., ModuleType], generated_root: Path) -> l
     for key in KEYS:
         name = "pub_" + key.replace("-", "_")
         names.append(make_package(corpus.newest(corpus.NEWEST[key]), name, take_all=True).__name__)
-    # The stdlib target's models are dataclasses made by a `dataclass_transform` base.
+    # The other targets, on the newest schema: the stdlib target's models are dataclasses
+    # made by a `dataclass_transform` base, pydantic's are its own models.
     newest = corpus.newest(corpus.NEWEST[KEYS[-1]])
-    pkg = make_package(newest, "pub_static", take_all=True, target="dataclasses")
-    names.append(pkg.__name__)
+    for target in ("dataclasses", "pydantic"):
+        pkg = make_package(newest, f"pub_static_{target}", take_all=True, target=target)
+        names.append(pkg.__name__)
     return names
 
 

@@ -16,27 +16,6 @@ import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar, NamedTuple
 
-__all__ = [
-    "MAX_DEPTH",
-    "SHORT",
-    "Bounded",
-    "DecodeError",
-    "Handler",
-    "Method",
-    "NativeOpenIntEnum",
-    "NativeOpenStrEnum",
-    "OpenIntEnum",
-    "OpenStrEnum",
-    "TaggedUnion",
-    "UnknownVariant",
-    "UnusedHandlerWarning",
-    "check_depth",
-    "check_text",
-    "finite_float",
-    "json_type",
-    "no_constant",
-]
-
 #: The deepest JSON nesting every target decodes (``[[1]]`` nests 2 deep): within what each
 #: library can decode and write back (pydantic-core's serializer stops at 255), and well
 #: within Python's recursion limit, so whether a payload decodes depends on its bytes alone.
@@ -89,76 +68,40 @@ class Handler:
 # -- open enums ---------------------------------------------------------------------------
 
 
-class _OpenEnum:
-    """What both open enums share: known values as constants, and how to classify a value.
+class _Open:
+    """What the two open enums add to the ``enum`` module's.
 
-    The machinery's own names are lowercase (``_known_values``, ``is_known``, ...) while
-    generated constants are always UPPER_SNAKE, so no enum value can overwrite them.
+    A value of the enum's data type that it does not list becomes an instance of the
+    enum all the same, through `_missing_` (which msgspec and the ``enum`` module call
+    themselves, so decoding and encoding stay native, without a hook); it is never
+    cached, so unknown values cost no memory once dropped. Unknown strings starting with
+    ``_`` are extensions; other unknown values are reserved for future protocol versions.
     """
 
-    __slots__ = ()
-    _known_values: ClassVar[frozenset[Any]] = frozenset()
-
-    def __init_subclass__(cls, values: Mapping[str, Any] | None = None, **kw: Any) -> None:
-        super().__init_subclass__(**kw)
-        if values is not None:
-            cls._known_values = frozenset(values.values())
-            for name, value in values.items():
-                setattr(cls, name, cls(value))  # type: ignore[call-arg]
+    _name_: Any
+    _value_: Any
 
     @property
     def is_known(self) -> bool:
-        return self in self._known_values
+        return self._name_ is not None
 
     @property
     def is_extension(self) -> bool:
-        return False
+        value = self._value_
+        return self._name_ is None and type(value) is str and value.startswith("_")
 
     @property
     def is_future(self) -> bool:
         return not self.is_known and not self.is_extension
 
-
-class OpenStrEnum(_OpenEnum, str):
-    """A string enum that keeps values it does not know.
-
-    Instances compare equal to the plain string. Known values are class constants;
-    values starting with ``_`` are extensions, other unknown values are reserved
-    for future protocol versions.
-    """
-
-    __slots__ = ()
-
-    @property
-    def is_extension(self) -> bool:
-        return not self.is_known and self.startswith("_")
-
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({str(self)!r})"
+        return f"{type(self).__name__}({self._value_!r})"
 
 
-class OpenIntEnum(_OpenEnum, int):
-    """An integer enum that keeps values it does not know (e.g. JSON-RPC error codes)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({int(self)!r})"
-
-
-# -- open enums on the ``enum`` module (the msgspec and dataclasses targets) -------------
-
-
-class NativeOpenStrEnum(str, enum.Enum):
-    """A string enum that keeps values it does not know.
-
-    Known values are its members; any other string becomes an instance of the same
-    class (through `_missing_`, which msgspec and the ``enum`` module call themselves,
-    so decoding and encoding stay native, without a hook). Instances compare, hash,
-    print and format as the plain string (what ``enum.StrEnum`` does, spelled so that
-    Python 3.10 has it too). Values starting with ``_`` are extensions, other unknown
-    values are reserved for future protocol versions.
-    """
+class OpenStrEnum(_Open, str, enum.Enum):
+    """A string enum that keeps values it does not know (see `_Open`). Instances compare,
+    hash, print and format as the plain string (what ``enum.StrEnum`` does, spelled so
+    that Python 3.10 has it too)."""
 
     __hash__ = str.__hash__
     __str__ = str.__str__
@@ -166,29 +109,11 @@ class NativeOpenStrEnum(str, enum.Enum):
 
     @classmethod
     def _missing_(cls, value: object) -> Any:
-        if type(value) is not str:
-            return None
-        return _unknown_member(str.__new__(cls, value), value)
-
-    @property
-    def is_known(self) -> bool:
-        return self._name_ is not None
-
-    @property
-    def is_extension(self) -> bool:
-        return self._name_ is None and self.startswith("_")
-
-    @property
-    def is_future(self) -> bool:
-        return self._name_ is None and not self.startswith("_")
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({str.__str__(self)!r})"
+        return _unknown(str.__new__(cls, value), value) if type(value) is str else None
 
 
-class NativeOpenIntEnum(enum.IntEnum):
-    """An integer enum that keeps values it does not know (e.g. JSON-RPC error codes);
-    see `NativeOpenStrEnum`. Unknown values are all reserved for the future."""
+class OpenIntEnum(_Open, enum.IntEnum):
+    """An integer enum that keeps values it does not know (JSON-RPC error codes, say)."""
 
     __hash__ = int.__hash__
     __str__ = int.__repr__  # as on Python 3.11+, where `IntEnum` prints as the number
@@ -196,29 +121,10 @@ class NativeOpenIntEnum(enum.IntEnum):
 
     @classmethod
     def _missing_(cls, value: object) -> Any:
-        if type(value) is not int:
-            return None
-        return _unknown_member(int.__new__(cls, value), value)
-
-    @property
-    def is_known(self) -> bool:
-        return self._name_ is not None
-
-    @property
-    def is_extension(self) -> bool:
-        return False
-
-    @property
-    def is_future(self) -> bool:
-        return self._name_ is None
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({int.__repr__(self)})"
+        return _unknown(int.__new__(cls, value), value) if type(value) is int else None
 
 
-def _unknown_member(member: Any, value: Any) -> Any:
-    """An instance of an open enum for a value it does not list (never cached, so unknown
-    values cost no memory once dropped)."""
+def _unknown(member: Any, value: Any) -> Any:
     member._value_ = value
     member._name_ = None
     return member
@@ -283,6 +189,14 @@ class TaggedUnion:
         self.unknown = unknown
         self.default = default
         self.null_tag = null_tag
+
+    @staticmethod
+    def of(tp: Any) -> TaggedUnion | None:
+        """The descriptor in the ``Annotated`` metadata of type `tp`, if it has one."""
+        for meta in getattr(tp, "__metadata__", ()):
+            if isinstance(meta, TaggedUnion):
+                return meta
+        return None
 
 
 def json_type(obj: Any) -> str:

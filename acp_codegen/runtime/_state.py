@@ -21,16 +21,6 @@ from typing import Any, ClassVar, NamedTuple
 #: The stop reason that an idle snapshot's ``error`` belongs to.
 ERROR_STOP = "error"
 
-__all__ = [
-    "Appended",
-    "Entity",
-    "EntityRule",
-    "Rules",
-    "SessionState",
-    "SnapshotRule",
-    "StateRule",
-]
-
 
 class EntityRule(NamedTuple):
     kind: str

@@ -23,8 +23,8 @@ from msgspec import UNSET
 
 from ._base import Bounded, TaggedUnion, UnknownVariant, json_type
 from ._extras import declaring
-from ._read import MISS, Field, Leaves, Readers
-from ._unions import ShapeUnion, find_extra, union_spec
+from ._read import MISS, Field, Leaves, Readers, leniency
+from ._unions import ShapeUnion, union_spec
 
 __all__ = ["READERS", "dec_hook", "enc_hook", "error_path"]
 
@@ -78,13 +78,8 @@ class MsgspecLeaves(Leaves):
             return None
         out = []
         for info in msgspec.structs.fields(tp):
-            meta = find_extra(info.type, "acp_on_error")
-            on_error = meta.extra["acp_on_error"] if meta is not None and meta.extra else MISS
-            skip = _marked(info.type, "acp_skip_invalid")
-            empty = _marked(info.type, "acp_null_empty")
-            out.append(
-                Field(info.name, info.encode_name, info.type, info.required, on_error, skip, empty)
-            )
+            flags = leniency(info.type)
+            out.append(Field(info.name, info.encode_name, info.type, info.required, *flags))
         return tuple(out)
 
     def model_tag(self, cls: Any) -> tuple[str, str] | None:
@@ -129,7 +124,7 @@ class MsgspecLeaves(Leaves):
         base, *metas = typing.get_args(tp)
         if not _walkable(base):
             return None
-        constraints = [m for m in metas if isinstance(m, msgspec.Meta) and not m.extra]
+        constraints = [m for m in metas if isinstance(m, msgspec.Meta)]
         if not constraints:
             return (base, None)
 
@@ -172,18 +167,6 @@ class MsgspecLeaves(Leaves):
         return attempt
 
 
-def _marked(tp: Any, key: str) -> bool:
-    """Whether `key` is in the metadata of `tp` or of a type it is built from."""
-    if find_extra(tp, key) is not None:
-        return True
-    origin = typing.get_origin(tp)
-    if origin is typing.Annotated:
-        return _marked(typing.get_args(tp)[0], key)
-    return origin in (typing.Union, types.UnionType) and any(
-        _marked(a, key) for a in typing.get_args(tp)
-    )
-
-
 def _hooked(tp: Any) -> bool:
     """Whether strict decoding of `tp` reaches a shape union, which `dec_hook` reads with
     the lenient pass. Offering such a value to msgspec inside the lenient pass would read
@@ -223,7 +206,7 @@ def _same(obj: Any) -> Any:
 
 def _enum(cls: type[enum.Enum]) -> Callable[[Any], Any]:
     """An enum's member by value (as msgspec reads it: a value an open enum does not list
-    becomes a member of its own, see `_base.NativeOpenStrEnum`)."""
+    becomes a member of its own, see `_base.OpenStrEnum`)."""
     kind = str if issubclass(cls, str) else int
     members = cls._value2member_map_
 

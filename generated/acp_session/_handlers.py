@@ -23,8 +23,6 @@ from ._state import ERROR_STOP, Entity, EntityRule, Rules, SnapshotRule, _Joined
 if TYPE_CHECKING:
     from ._state import SessionState
 
-__all__ = ["compile_rules"]
-
 
 Handler = Callable[[Any], Any]
 #: Builds one update class's handler bound to one `SessionState`.

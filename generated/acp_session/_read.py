@@ -36,8 +36,6 @@ from typing import Any, NamedTuple
 
 from ._base import Bounded, DecodeError, TaggedUnion, UnknownVariant, json_type
 
-__all__ = ["MISS", "Field", "Leaves", "Readers", "Repair", "is_request", "notification_params"]
-
 #: What a strict converter returns for a value it does not take.
 MISS: Any = object()
 #: What a lenient property's reader returns when its fallback is to leave it out.
@@ -78,8 +76,58 @@ class Field(NamedTuple):
     on_error: Any
     #: x-deserialize-skip-invalid-items
     skip_invalid: bool
-    #: x-deserialize-default-on-null
-    null_empty: bool
+    #: x-deserialize-default-on-null: what a null reads as (the empty array or map); `MISS`
+    #: when the property is not flagged
+    on_null: Any
+
+
+class Leniency:
+    """An ``x-deserialize-*`` flag in the ``Annotated`` metadata of a field's type, put by
+    the generator on the spot the flag covers (see `leniency`). Compared by identity, so
+    that ``typing`` never takes one package's marker for another's."""
+
+    __slots__ = ("flag", "value")
+
+    def __init__(self, flag: str, value: Any = None) -> None:
+        self.flag = flag
+        #: what the spot reads as when the flag applies
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"Leniency({self.flag!r}, {self.value!r})"
+
+
+def lenient(on_error: Any) -> Leniency:
+    """``x-deserialize-default-on-error``: a bad value becomes `on_error`."""
+    return Leniency("default-on-error", on_error)
+
+
+def null_empty(empty: list[Any] | dict[str, Any]) -> Leniency:
+    """``x-deserialize-default-on-null``: a null reads as `empty`, the array or map's."""
+    return Leniency("default-on-null", empty)
+
+
+#: ``x-deserialize-skip-invalid-items``: the array's bad items are dropped.
+skip_invalid = Leniency("skip-invalid-items")
+
+
+def leniency(tp: Any, metadata: Iterable[Any] = ()) -> tuple[Any, bool, Any]:
+    """(`Field.on_error`, `Field.skip_invalid`, `Field.on_null`) of a field of type `tp`:
+    the markers in `metadata` (the field's own, where a library keeps them apart) and on
+    `tp`, through ``Annotated`` and unions but never into a container's items."""
+    found = {m.flag: m for m in metadata if isinstance(m, Leniency)}
+    pending = [tp]
+    while pending:
+        each = pending.pop()
+        origin = typing.get_origin(each)
+        if origin is typing.Annotated:
+            found.update((m.flag, m) for m in each.__metadata__ if isinstance(m, Leniency))
+            pending.append(each.__origin__)
+        elif origin in (typing.Union, types.UnionType):
+            pending += typing.get_args(each)
+    error, null = found.get("default-on-error"), found.get("default-on-null")
+    skip = "skip-invalid-items" in found
+    return (MISS if error is None else error.value, skip, MISS if null is None else null.value)
 
 
 class Leaves:
@@ -106,7 +154,7 @@ class Leaves:
 
     def tagged(self, tp: Any) -> TaggedUnion | None:
         """The descriptor of a tagged union type, or None."""
-        raise NotImplementedError
+        return TaggedUnion.of(tp)
 
     def members(self, tp: Any) -> tuple[Any, ...] | None:
         """The members of an untagged union type, or None (by default: a ``typing`` union)."""
@@ -356,26 +404,9 @@ class Readers:
         read = self.reader(field.type, field.skip_invalid)
         if field.on_error is not MISS:
             read = _lenient(read, field.on_error, self.leaves.unset)
-        if field.null_empty:
-            read = _null_empty(read, self._is_array(field.type))
+        if field.on_null is not MISS:
+            read = _null_empty(read, field.on_null)
         return read
-
-    def _is_array(self, tp: Any) -> bool:
-        """Whether `tp` is (a constrained, optional) array type, not a map."""
-        for _ in range(8):
-            container = self.leaves.container(tp)
-            if container is not None:
-                return container[0] == "list"
-            checked = self.leaves.checked(tp)
-            members = self.leaves.members(tp) if checked is None else None
-            if checked is not None:
-                tp = checked[0]
-            elif members:
-                unset = (self.leaves.unset, type(self.leaves.unset), type(None))
-                tp = next((m for m in members if m not in unset), None)
-            else:
-                break
-        return False
 
     def _tagged(self, spec: TaggedUnion) -> Read:
         readers = {tag: self.reader(target) for tag, target in spec.variants.items()}
@@ -556,13 +587,13 @@ def _lenient(inner: Read, fallback: Any, unset: Any) -> Read:
     return read
 
 
-def _null_empty(inner: Read, array: bool) -> Read:
-    """``x-deserialize-default-on-null``: null reads as an empty array (or map)."""
+def _null_empty(inner: Read, empty: Any) -> Read:
+    """``x-deserialize-default-on-null``: null reads as `empty` (an array or a map)."""
 
     def read(obj: Any, at: At, ctx: _Ctx) -> Any:
         if obj is None:
-            ctx.repair(at, "defaulted", None, [] if array else {})
-            return [] if array else {}
+            ctx.repair(at, "defaulted", None, _copy(empty))
+            return _copy(empty)
         return inner(obj, at, ctx)
 
     return read

@@ -25,8 +25,8 @@ from ._base import (
     DecodeError,
     Handler,
     Method,
-    NativeOpenIntEnum,
-    NativeOpenStrEnum,
+    OpenIntEnum,
+    OpenStrEnum,
     UnknownVariant,
     UnusedHandlerWarning,
     check_depth,
@@ -34,16 +34,16 @@ from ._base import (
 )
 from ._convert import READERS, dec_hook, enc_hook, error_path
 from ._extras import extra_fields
-from ._read import MISS, Repair, is_request, notification_params
-from ._unions import (
-    ShapeUnion,
-    TaggedUnion,
+from ._read import (
+    MISS,
+    Repair,
+    is_request,
     lenient,
+    notification_params,
     null_empty,
-    shape_union,
     skip_invalid,
-    tagged_union,
 )
+from ._unions import ShapeUnion, TaggedUnion, shape_union, tagged_union
 
 __all__ = [
     "MAX_DEPTH",
@@ -81,10 +81,6 @@ __all__ = [
     "unreadable",
     "utf8_checked",
 ]
-
-
-OpenStrEnum = NativeOpenStrEnum
-OpenIntEnum = NativeOpenIntEnum
 
 
 #: A JSON ``number``: integers stay integers (and re-encode without a ``.0``); floats must

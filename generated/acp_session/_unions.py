@@ -4,31 +4,23 @@
 
 A tagged union's runtime type is the native msgspec union of its struct
 variants, annotated with a `TaggedUnion` descriptor the slow path reads; unions
-msgspec cannot express become `ShapeUnion` subclasses decoded by a hook. The
-leniency flags ride on field types as `msgspec.Meta` extras.
+msgspec cannot express become `ShapeUnion` subclasses decoded by a hook.
 """
 
 from __future__ import annotations
 
 import functools
 import operator
-import types
 import typing
 from collections.abc import Mapping
 from typing import Any, ClassVar
-
-import msgspec
 
 from ._base import TaggedUnion
 
 __all__ = [
     "ShapeUnion",
     "TaggedUnion",
-    "find_extra",
-    "lenient",
-    "null_empty",
     "shape_union",
-    "skip_invalid",
     "tagged_union",
     "union_spec",
 ]
@@ -91,14 +83,10 @@ class ShapeUnion(metaclass=_ShapeMeta):
 
 
 def union_spec(tp: Any) -> TaggedUnion | None:
-    if typing.get_origin(tp) is typing.Annotated:
-        for meta in typing.get_args(tp)[1:]:
-            if isinstance(meta, msgspec.Meta) and meta.extra and "acp_union" in meta.extra:
-                spec = meta.extra["acp_union"]
-                return spec if isinstance(spec, TaggedUnion) else None
+    """The descriptor of a tagged union type: in its metadata, or a shape union's."""
     if isinstance(tp, type) and issubclass(tp, ShapeUnion):
         return tp.UNION
-    return None
+    return TaggedUnion.of(tp)
 
 
 def tagged_union(
@@ -122,34 +110,9 @@ def tagged_union(
         # single variant would swallow tagless payloads meant for the default variant.
         return type(name, (ShapeUnion,), {"UNION": spec, "__module__": __name__})
     native: Any = functools.reduce(operator.or_, direct)
-    return typing.Annotated[native, msgspec.Meta(extra={"acp_union": spec})]
+    return typing.Annotated[native, spec]
 
 
 def shape_union(name: str, *members: Any) -> type[ShapeUnion]:
     """Build the runtime type of an untagged union msgspec cannot express natively."""
     return type(name, (ShapeUnion,), {"MEMBERS": members, "__module__": __name__})
-
-
-def lenient(on_error: Any) -> msgspec.Meta:
-    """Metadata for ``x-deserialize-default-on-error``: a bad value becomes `on_error`."""
-    return msgspec.Meta(extra={"acp_on_error": on_error})
-
-
-#: Metadata for ``x-deserialize-skip-invalid-items``: bad array items are dropped.
-skip_invalid = msgspec.Meta(extra={"acp_skip_invalid": True})
-#: Metadata for ``x-deserialize-default-on-null``: a null array reads as empty.
-null_empty = msgspec.Meta(extra={"acp_null_empty": True})
-
-
-def find_extra(tp: Any, key: str) -> msgspec.Meta | None:
-    origin = typing.get_origin(tp)
-    if origin is typing.Annotated:
-        for meta in typing.get_args(tp)[1:]:
-            if isinstance(meta, msgspec.Meta) and meta.extra and key in meta.extra:
-                return meta
-    if origin in (typing.Union, types.UnionType):
-        for arg in typing.get_args(tp):
-            found = find_extra(arg, key)
-            if found is not None:
-                return found
-    return None

@@ -191,7 +191,7 @@ class MsgspecLowering(Lowering):
         if field.default_on_error:
             annotation = f"typing.Annotated[{annotation}, _rt.lenient({self.on_error(field)})]"
         if field.default_on_null:
-            annotation = f"typing.Annotated[{annotation}, _rt.null_empty]"
+            annotation = f"typing.Annotated[{annotation}, _rt.null_empty({self.empty(field)})]"
         name_arg = f", name={field.wire!r}" if field.attr != field.wire else ""
         assert not WIRE_NAMES.refuses(field.wire), "accept refuses this wire name"
         if field.required:

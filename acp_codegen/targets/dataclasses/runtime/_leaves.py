@@ -15,20 +15,9 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from ._base import TaggedUnion, json_type
-from ._models import (
-    _WIRE,
-    EXTRA,
-    UNSET,
-    Lenient,
-    Meta,
-    Model,
-    NullEmpty,
-    SkipInvalid,
-    UnsetType,
-    _NumberMark,
-)
-from ._read import MISS, Field, Leaves, Readers
+from ._base import json_type
+from ._models import _WIRE, EXTRA, UNSET, Meta, Model, UnsetType, _NumberMark
+from ._read import Field, Leaves, Leniency, Readers, leniency
 
 _Convert = Callable[[Any], Any]
 
@@ -176,13 +165,6 @@ class DataclassLeaves(Leaves):
         obj.__dict__ = state
         return obj
 
-    def tagged(self, tp: Any) -> TaggedUnion | None:
-        if typing.get_origin(tp) is typing.Annotated:
-            for meta in tp.__metadata__:
-                if isinstance(meta, TaggedUnion):
-                    return meta
-        return None
-
     def checked(self, tp: Any) -> tuple[Any, Callable[[Any], None] | None] | None:
         if typing.get_origin(tp) is not typing.Annotated:
             return None
@@ -216,30 +198,19 @@ def _without_unset(tp: Any) -> Any:
 def _field_specs(cls: type[Any]) -> tuple[Field, ...]:
     hints = typing.get_type_hints(cls, include_extras=True)
     out = []
-    markers = Lenient | SkipInvalid | NullEmpty
     for f in dataclasses.fields(cls):
         if f.name == EXTRA:
             continue
         tp, metas = _strip(hints[f.name])
-        found = next((m for m in metas if isinstance(m, Lenient)), None)
-        rest = tuple(m for m in metas if not isinstance(m, markers))
+        rest = tuple(m for m in metas if not isinstance(m, Leniency))
         required = f.default is dataclasses.MISSING
         if not required:
             tp = _without_unset(tp)
         if rest:
             annotated = (tp, *rest)
             tp = typing.Annotated[annotated]
-        out.append(
-            Field(
-                f.name,
-                f.metadata.get(_WIRE, f.name),
-                tp,
-                required,
-                found.on_error if found is not None else MISS,
-                any(isinstance(m, SkipInvalid) for m in metas),
-                any(isinstance(m, NullEmpty) for m in metas),
-            )
-        )
+        wire = f.metadata.get(_WIRE, f.name)
+        out.append(Field(f.name, wire, tp, required, *leniency(hints[f.name])))
     return tuple(out)
 
 

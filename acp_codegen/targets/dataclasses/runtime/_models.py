@@ -14,7 +14,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ._base import NativeOpenIntEnum, NativeOpenStrEnum, TaggedUnion
+from ._base import TaggedUnion
 
 # A project whose ruff targets 3.11+ calls this block outdated (UP036); on 3.10 it is not.
 if sys.version_info >= (3, 11):  # noqa: UP036, RUF100
@@ -118,14 +118,7 @@ def extra_fields(obj: object) -> dict[str, Any]:
     return dict(found) if found else {}
 
 
-# -- open enums ---------------------------------------------------------------------------
-
-
-OpenStrEnum = NativeOpenStrEnum
-OpenIntEnum = NativeOpenIntEnum
-
-
-# -- unions and field markers ---------------------------------------------------------------
+# -- unions ---------------------------------------------------------------
 
 
 def tagged_union(
@@ -139,30 +132,3 @@ def tagged_union(
     """The runtime type of a tagged union: its descriptor, which the walker routes by."""
     spec = TaggedUnion(name, tag_field, variants, unknown, default, null_tag)
     return typing.Annotated[Any, spec]
-
-
-@dataclasses.dataclass(frozen=True)
-class Lenient:
-    """Field metadata for ``x-deserialize-default-on-error``: a bad value becomes `on_error`."""
-
-    on_error: Any
-
-
-@dataclasses.dataclass(frozen=True)
-class SkipInvalid:
-    """Field metadata for ``x-deserialize-skip-invalid-items``: bad array items are dropped."""
-
-
-def lenient(on_error: Any) -> Lenient:
-    return Lenient(on_error)
-
-
-skip_invalid = SkipInvalid()
-
-
-@dataclasses.dataclass(frozen=True)
-class NullEmpty:
-    """Field metadata for ``x-deserialize-default-on-null``: a null array reads as empty."""
-
-
-null_empty = NullEmpty()

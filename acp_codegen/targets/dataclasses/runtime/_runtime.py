@@ -32,6 +32,8 @@ from ._base import (
     DecodeError,
     Handler,
     Method,
+    OpenIntEnum,
+    OpenStrEnum,
     UnknownVariant,
     UnusedHandlerWarning,
     check_depth,
@@ -47,18 +49,21 @@ from ._models import (
     Meta,
     Model,
     Number,
-    OpenIntEnum,
     OpenModel,
-    OpenStrEnum,
     UnsetType,
     extra_fields,
     field,
-    lenient,
-    null_empty,
-    skip_invalid,
     tagged_union,
 )
-from ._read import MISS, Repair, is_request, notification_params
+from ._read import (
+    MISS,
+    Repair,
+    is_request,
+    lenient,
+    notification_params,
+    null_empty,
+    skip_invalid,
+)
 
 __all__ = [
     "MAX_DEPTH",

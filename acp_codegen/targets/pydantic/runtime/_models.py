@@ -5,12 +5,11 @@ code uses).
 - `Model` and `OpenModel`, the strict bases of every generated class (snake_case
   attributes, camelCase aliases), the second keeping undeclared properties;
 - `AnyJson`, JSON of no declared type, refused when it holds a number JSON cannot write;
-- open enums: ``str``/``int`` subclasses that keep any value;
+- open enums, taught to pydantic as strict strings and integers;
 - `UnknownVariant`: what an open union decodes an unknown tag into;
 - `tagged_union`, which builds a union with a callable discriminator, so an unknown tag
   is kept while a known tag with a bad body is an error, and `shape_choice`, the marker
   of a union told apart by shape;
-- the leniency markers `lenient` and `skip_invalid`, which the slow path reads.
 
 Omitted optional fields hold `UNSET` (pydantic's ``MISSING`` sentinel, which its
 serializer leaves out); an explicit JSON ``null`` is ``None``.
@@ -18,11 +17,10 @@ serializer leaves out); an explicit JSON ``null`` is ``None``.
 
 from __future__ import annotations
 
-import functools
 import types
 import typing
-from collections.abc import Mapping
-from typing import Any, Literal, NamedTuple
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import pydantic
 import pydantic_core
@@ -36,7 +34,6 @@ UNSET = MISSING
 UnsetType = type(MISSING)
 #: A JSON ``number``: integers stay integers (and re-encode without a ``.0``).
 Number: typing.TypeAlias = int | float
-ValidationError = pydantic.ValidationError
 
 
 def finite_json(value: Any) -> Any:
@@ -64,9 +61,6 @@ def finite_json(value: Any) -> Any:
 
 #: A JSON value of no declared type: anything, as long as it can be written back.
 AnyJson: typing.TypeAlias = typing.Annotated[Any, pydantic.AfterValidator(finite_json)]
-
-#: Keyword arguments of every wire-facing validation: aliases only, never attribute names.
-WIRE: dict[str, Any] = {"strict": True, "by_alias": True, "by_name": False}
 
 
 class Model(pydantic.BaseModel):
@@ -129,38 +123,26 @@ def rebuild(*models: type[pydantic.BaseModel]) -> None:
 # -- open enums ---------------------------------------------------------------------------
 
 
-class OpenStrEnum(_base.OpenStrEnum):
+class _Scalar:
+    """Teaches pydantic an open enum: validated as the strict string or integer it is, then
+    looked up in the enum (which keeps values it does not list); written back as that."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: pydantic.GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        text = issubclass(cls, str)
+        scalar = (core_schema.str_schema if text else core_schema.int_schema)(strict=True)
+        written = core_schema.simple_ser_schema("str" if text else "int")
+        return core_schema.no_info_after_validator_function(cls, scalar, serialization=written)
+
+
+class OpenStrEnum(_Scalar, _base.OpenStrEnum):
     """`_base.OpenStrEnum`, validated by pydantic as a strict string."""
 
-    __slots__ = ()
 
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: Any, handler: pydantic.GetCoreSchemaHandler
-    ) -> core_schema.CoreSchema:
-        return _open_enum_schema(cls, core_schema.str_schema(strict=True), "str")
-
-
-class OpenIntEnum(_base.OpenIntEnum):
+class OpenIntEnum(_Scalar, _base.OpenIntEnum):
     """`_base.OpenIntEnum`, validated by pydantic as a strict integer."""
-
-    __slots__ = ()
-
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: Any, handler: pydantic.GetCoreSchemaHandler
-    ) -> core_schema.CoreSchema:
-        return _open_enum_schema(cls, core_schema.int_schema(strict=True), "int")
-
-
-def _open_enum_schema(
-    cls: type[Any], scalar: core_schema.CoreSchema, kind: Literal["str", "int"]
-) -> core_schema.CoreSchema:
-    """Validate as the strict `scalar`, then wrap it in open enum `cls` (which keeps values
-    it does not know); written back as the plain scalar, `kind`."""
-    return core_schema.no_info_after_validator_function(
-        cls, scalar, serialization=core_schema.simple_ser_schema(kind)
-    )
 
 
 # -- unions ---------------------------------------------------------------------------------
@@ -202,27 +184,62 @@ def _same(value: Any) -> Any:
 
 
 class TaggedUnion(_base.TaggedUnion):
-    """Descriptor of a tagged union, kept in its type's ``Annotated`` metadata.
+    """Descriptor of a tagged union, kept in its type's ``Annotated`` metadata: the slow
+    path reads it, and it gives pydantic the union's schema."""
 
-    The slow path reads it, and it gives the union a second, JSON-only schema (see
-    `__get_pydantic_core_schema__`).
-    """
+    __slots__ = ("_by_class", "_choices", "_default_label", "_unknown_label")
 
-    __slots__ = ()
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        # Each member under a label: its tag, or for the unknown and the default member
+        # a label no tag has. Model instances find theirs by class.
+        self._choices: dict[str, Any] = dict(self.variants)
+        self._by_class: dict[type[Any], str] = {}
+        for label, target in self.variants.items():
+            for cls in _member_classes(target):
+                self._by_class.setdefault(cls, label)
+        self._unknown_label = self._add("<unknown>", self.unknown)
+        self._default_label = self._add("<default>", self.default)
+        if self.unknown is not None and self._unknown_label is not None:
+            self._by_class[self.unknown] = self._unknown_label
+        if self.default is not None and self._default_label is not None:
+            self._by_class.setdefault(self.default, self._default_label)
+
+    def _add(self, label: str, member: Any) -> str | None:
+        if member is None:
+            return None
+        while label in self._choices:
+            label = f"<{label}>"
+        self._choices[label] = member
+        return label
+
+    def _route(self, value: Any) -> str | None:
+        """The label of the member that reads `value`: a JSON object's tag, else the class."""
+        if type(value) is not dict:
+            return self._by_class.get(type(value))
+        tag = value.get(self.tag_field, _ABSENT)
+        if tag is _ABSENT or (self.null_tag and type(tag) is not str):
+            return self._default_label
+        if type(tag) is not str:  # (a list or an object here cannot even be looked up)
+            return None
+        return tag if tag in self.variants else self._unknown_label
 
     def __get_pydantic_core_schema__(
         self, source: Any, handler: pydantic.GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
-        """Validate JSON input with pydantic-core's own tagged union, keyed by the wire tag.
+        """pydantic-core's tagged union, twice over.
 
-        The callable discriminator needs every union member turned into a Python
-        dict before it can look at the tag; this schema reads the tag straight from
-        the parsed JSON. An unknown tag fails the native union and falls through to
-        a second member that accepts any object whose tag is a string *not* among
-        the known ones, so a known tag with a bad body still fails. Python input
-        (model instances, dicts from user code) keeps the callable discriminator.
+        Python input (model instances, dicts from user code) goes by `_route`: an unknown
+        tag to the unknown member, a missing one to the default member, a known tag's
+        body to its own variant alone, so a malformed known member is an error instead
+        of silently matching another. JSON input goes by the wire tag, read straight from
+        the parsed JSON (`_route` would need each member turned into a Python dict
+        first); an unknown tag falls through to a second member that takes any object
+        whose tag is a string *not* among the known ones. A union with a default or a
+        typed unknown member reads JSON by `_route` too.
         """
-        python = handler(source)
+        choices = {label: handler.generate_schema(tp) for label, tp in self._choices.items()}
+        python = core_schema.tagged_union_schema(choices, discriminator=self._route)
         typed_unknown = self.unknown is not None and not issubclass(self.unknown, UnknownVariant)
         if self.default is not None or typed_unknown:
             return python
@@ -235,8 +252,7 @@ class TaggedUnion(_base.TaggedUnion):
                 self._unknown, core_schema.dict_schema(core_schema.str_schema())
             )
             fast = core_schema.union_schema([fast, unknown], mode="left_to_right")
-        # Output goes through the callable discriminator, which routes by class: the
-        # wire-keyed union cannot find a tag on a model instance.
+        # Output goes by `_route`, which finds a model instance's member by its class.
         serialization = core_schema.plain_serializer_function_ser_schema(
             _same, return_schema=python, when_used="always"
         )
@@ -280,7 +296,7 @@ class ShapeChoice:
         members = typing.get_args(source) if _is_union(source) else ()
         if len(members) < 2:
             return handler(source)
-        if self.read is not None and _reaches(members, source, set()):
+        if self.read is not None and _reaches(members, source):
             read = self.read
 
             def validate(value: Any) -> Any:
@@ -300,23 +316,32 @@ def _is_union(tp: Any) -> bool:
     return typing.get_origin(tp) in (typing.Union, types.UnionType)
 
 
-def _reaches(members: tuple[Any, ...], union: Any, seen: set[int]) -> bool:
-    """Whether a type reachable from `members` (through models' fields, lists, maps,
-    unions and annotations) is `union` again."""
-    pending = list(members)
+def reachable(*roots: Any) -> Iterator[Any]:
+    """Every type reachable from `roots`, each once: through type arguments and
+    ``Annotated`` metadata, models' fields (each as ``Annotated`` with its metadata),
+    tagged unions' members and a ``TypedDict``'s keys (the envelope's)."""
+    seen: set[int] = set()
+    pending = list(roots)
     while pending:
         tp = pending.pop()
-        if id(tp) in seen:
+        if tp is None or id(tp) in seen:
             continue
         seen.add(id(tp))
-        if tp == union or (
-            typing.get_origin(tp) is typing.Annotated and typing.get_args(tp)[0] == union
-        ):
-            return True
+        yield tp
         pending += typing.get_args(tp)
         if isinstance(tp, type) and issubclass(tp, pydantic.BaseModel):
-            pending += [info.annotation for info in tp.model_fields.values()]
-    return False
+            for info in tp.model_fields.values():
+                meta = (info.annotation, *info.metadata)
+                pending.append(typing.Annotated[meta] if info.metadata else info.annotation)
+        elif isinstance(tp, TaggedUnion):
+            pending += [*tp.variants.values(), tp.unknown, tp.default]
+        elif isinstance(getattr(tp, "__annotations__", None), dict):
+            pending += tp.__annotations__.values()
+
+
+def _reaches(members: tuple[Any, ...], union: Any) -> bool:
+    """Whether a type reachable from `members` is `union` again."""
+    return any(tp == union for tp in reachable(*members))
 
 
 def _whole(value: Any) -> Any:
@@ -325,41 +350,9 @@ def _whole(value: Any) -> Any:
     return value
 
 
-class Lenient(NamedTuple):
-    """Field metadata for ``x-deserialize-default-on-error``: a bad value becomes `on_error`."""
-
-    on_error: Any
-
-
-class SkipInvalid(NamedTuple):
-    """Field metadata for ``x-deserialize-skip-invalid-items``: bad array items are dropped."""
-
-
-def lenient(on_error: Any) -> Lenient:
-    return Lenient(on_error)
-
-
-skip_invalid = SkipInvalid()
-
-
-class NullEmpty(NamedTuple):
-    """Field metadata for ``x-deserialize-default-on-null``: a null array reads as empty."""
-
-
-null_empty = NullEmpty()
-
-
-def _union_spec(tp: Any) -> TaggedUnion | None:
-    if typing.get_origin(tp) is typing.Annotated:
-        for meta in typing.get_args(tp)[1:]:
-            if isinstance(meta, TaggedUnion):
-                return meta
-    return None
-
-
 def _member_classes(target: Any) -> list[type[Any]]:
     """The concrete classes a variant target stands for (a nested union's members)."""
-    spec = _union_spec(target)
+    spec = TaggedUnion.of(target)
     if spec is None:
         return [target]
     out: list[type[Any]] = []
@@ -377,61 +370,14 @@ def tagged_union(
     default: type[Any] | None = None,
     null_tag: bool = False,
 ) -> Any:
-    """Build the runtime type of a tagged union.
-
-    The union's discriminator is a function: a JSON object goes to the variant its
-    tag names, an unknown tag to `unknown` (or is an error for a closed union), a
-    missing tag to `default`. A known tag's body is validated only against its own
-    variant, so a malformed known update is an error instead of silently matching
-    something else. Model instances are routed by class when validating and
-    serializing Python objects.
-    """
+    """The runtime type of a tagged union: the union of its members, annotated with the
+    `TaggedUnion` that reads it."""
     spec = TaggedUnion(name, tag_field, variants, unknown, default, null_tag)
-    choices: dict[str, Any] = dict(variants)
-    by_class: dict[type[Any], str] = {}
-    for label, target in variants.items():
-        for cls in _member_classes(target):
-            by_class.setdefault(cls, label)
-    unknown_label = default_label = None
-    if unknown is not None:
-        unknown_label = _fresh_label("unknown", choices)
-        choices[unknown_label] = unknown
-        by_class[unknown] = unknown_label
-    if default is not None:
-        default_label = _fresh_label("default", choices)
-        choices[default_label] = default
-        by_class.setdefault(default, default_label)
-    known = frozenset(variants)
-
-    def discriminate(value: Any) -> str | None:
-        if type(value) is dict:
-            tag = value.get(tag_field, _ABSENT)
-            if tag is _ABSENT or (null_tag and type(tag) is not str):
-                return default_label
-            if type(tag) is not str:  # (a list or an object here cannot even be looked up)
-                return None
-            return tag if tag in known else unknown_label
-        return by_class.get(type(value))
-
-    members = tuple(typing.Annotated[tp, pydantic.Tag(label)] for label, tp in choices.items())
-    if len(members) == 1:
-        return typing.Annotated[next(iter(choices.values())), spec]
-    union: Any = functools.reduce(lambda a, b: typing.Union[a, b], members)  # noqa: UP007
-    return typing.Annotated[
-        union,
-        pydantic.Discriminator(discriminate),
-        spec,
-    ]
+    members = tuple(m for m in (*variants.values(), unknown, default) if m is not None)
+    return typing.Annotated[typing.Union[members], spec]  # noqa: UP007
 
 
 _ABSENT = object()
-
-
-def _fresh_label(base: str, taken: Mapping[str, Any]) -> str:
-    label = f"<{base}>"
-    while label in taken:
-        label = f"<{label}>"
-    return label
 
 
 _ADAPTERS = _base.Bounded(entries=256, size=256)

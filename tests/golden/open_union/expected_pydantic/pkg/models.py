@@ -24,33 +24,19 @@ __all__ = [
 ]
 
 
-class Code(
-    _rt.OpenIntEnum,
-    values={
-        "FINE": 0,
-        "BROKEN_PIPE": -32,
-    },
-):
+class Code(_rt.OpenIntEnum):
     """Numeric result."""
 
-    __slots__ = ()
-    FINE: typing.ClassVar[Code]
-    BROKEN_PIPE: typing.ClassVar[Code]
+    FINE = 0
+    BROKEN_PIPE = -32
 
 
-class JobStatus(
-    _rt.OpenStrEnum,
-    values={
-        "QUEUED": "queued",
-        "DONE": "done",
-    },
-):
+class JobStatus(_rt.OpenStrEnum):
     """Where a job is."""
 
-    __slots__ = ()
-    QUEUED: typing.ClassVar[JobStatus]
+    QUEUED = "queued"
     """Queued."""
-    DONE: typing.ClassVar[JobStatus]
+    DONE = "done"
     """Done "quoted" and \\ escaped."""
 
 
