@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from . import __version__, config, emit, ondisk
+from . import __version__, config, download, emit, ondisk, sources, upgrade
 from .config import NamedJob, Overrides
 from .conform import conformance_command
 from .console import EXIT_STALE, Console, handles_bad_input, output_options
@@ -339,6 +339,111 @@ def _check(results: list[Result], console: Console) -> None:
             console.notice(f"{job.out} is out of date. Run: {job.regenerate_command()}")
     if stale:
         sys.exit(EXIT_STALE)
+
+
+_EXIT_UPGRADE = """\b
+Exit codes: 0 every schema is current (with --write: upgraded); 1 one is behind;
+3 one is behind with breaking changes (a dry run; --check says 1); 2 bad input or a
+bad source (one line on stderr, nothing written)."""
+_SOURCES = """\b
+Sources (the job's source key, or --source):
+  npm:@agentclientprotocol/sdk#schema/v2/schema.json   a file in an npm package
+  pypi:PROJECT#PATH                                    a file in a PyPI release
+  git:../agent-client-protocol#schema/v2/schema.json   a file at HEAD of a checkout
+  https://example.com/schema.json                      a URL
+  ../agent-client-protocol/schema/v2/schema.json       a local file
+Without one, the TypeScript SDK's file for the schema's protocol line is used.
+"""
+
+
+@main.command("upgrade", epilog=_SOURCES + "\n" + _EXIT_UPGRADE)
+@click.argument("names", nargs=-1, metavar="[JOB]...")
+@job_options("write")
+@click.option(
+    "--source",
+    metavar="SOURCE",
+    help="Where the schema is published (see below). [default: the job's source key, else "
+    "the TypeScript SDK's npm package]",
+)
+@click.option(
+    "--check",
+    "check_only",
+    is_flag=True,
+    help="Only say, in one line each, whether a newer revision exists (for CI and pre-commit).",
+)
+@click.option(
+    "--write",
+    is_flag=True,
+    help="Take the revision: write the schema file and its lock, regenerate the packages "
+    "and add a changelog entry. [default: a dry run that writes nothing]",
+)
+@click.option(
+    "--changelog-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="With --write, add the entry to FILE. [default: the job's changelog key, else none]",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "markdown")),
+    default="text",
+    help="How the diff from the schema file is shown. [default: text]",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0.1, 3600),
+    default=download.TIMEOUT,
+    metavar="SECONDS",
+    help=f"Time each download may take. [default: {download.TIMEOUT:g}]",
+)
+@output_options(quiet="Print only errors and one line for each schema that is behind.")
+@handles_bad_input
+def upgrade_command(
+    names: tuple[str, ...],
+    source: str | None,
+    check_only: bool,
+    write: bool,
+    changelog_file: Path | None,
+    fmt: str,
+    timeout: float,
+    **kwargs: Any,
+) -> None:
+    """Fetch the newest published revision of each job's schema and show what it changes.
+
+    A dry run by default: it writes nothing, shows the diff from the schema file the job
+    reads (breaking changes first) and says by its exit code whether the file is behind.
+    --write takes the revision. Only this command goes to the network.
+
+    \b
+    Examples:
+      acp-codegen upgrade --check          # exit 1 when a newer revision exists
+      acp-codegen upgrade                  # what the newest revision changes
+      acp-codegen upgrade --write --changelog-file CHANGELOG.md
+      acp-codegen upgrade v2 --source npm:@agentclientprotocol/sdk#schema/v2/schema.json
+    """
+    if check_only and write:
+        raise UsageError("--check and --write cannot be combined")
+    kwargs["job_names"] = (*kwargs["job_names"], *names)
+    jobs = _jobs(kwargs)
+    override = sources.parse(source, "--source", Path(".")) if source is not None else None
+    if override is not None and len(jobs) > 1:
+        raise UsageError(
+            f"--source would apply to {len(jobs)} jobs ({', '.join(j.name for j in jobs)}); "
+            "pick one by its name"
+        )
+    code = upgrade.run(
+        jobs,
+        override,
+        Console.current(),
+        check_only=check_only,
+        write=write,
+        changelog_file=changelog_file,
+        fmt=fmt,
+        timeout=timeout,
+    )
+    if code:
+        sys.exit(code)
 
 
 main.add_command(inspect_command)

@@ -18,8 +18,10 @@ last part of ``out``), ``target``, ``formatter``, ``line_length``, ``roots``,
 (false turns off the built-in v1/v2 overlay), ``closed`` (``true``, or a list of union
 and enum names that keep the schema's own openness instead of being open),
 ``keep_unknown_fields`` (``false`` drops undeclared properties), ``templates`` (a
-folder of templates replacing the built-in ones by file name) and ``allow_unenforced``
-(validation keywords no target enforces that generate anyway, with a warning). Paths
+folder of templates replacing the built-in ones by file name), ``allow_unenforced``
+(validation keywords no target enforces that generate anyway, with a warning), and for
+``upgrade``: ``source`` (where the schema is published, see `sources`) and ``changelog``
+(the file ``upgrade --write`` adds an entry to). Paths
 are relative to the pyproject.toml that holds them. Command-line flags override the keys of every
 selected job. Every mistake is a `UsageError` whose one line names the file,
 the table and the key.
@@ -34,12 +36,14 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from . import sources
 from .errors import SchemaError, UsageError
 from .format import LINE_LENGTH, LINE_LENGTHS
 from .keywords import ALLOWABLE
 from .limits import CONTROL
 from .load import read_capped
 from .pipeline import FORMATTERS, Job, check_package_name, package_name_problem
+from .sources import Source
 
 TABLE = "tool.acp-codegen"
 #: What ``Job`` headers record for a job that comes from the configuration unchanged.
@@ -55,15 +59,20 @@ JOB_KEYS = (
     "closed",
     "keep_unknown_fields",
     "allow_unenforced",
+    "source",
+    "changelog",
 )
 
 
 @dataclass(frozen=True)
 class NamedJob:
-    """A job with the name it is listed under (``"default"`` for an inline job)."""
+    """A job with the name it is listed under (``"default"`` for an inline job), and what
+    ``upgrade`` needs besides: where its schema is published and the changelog to extend."""
 
     name: str
     job: Job
+    source: Source | None = None
+    changelog: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -170,7 +179,7 @@ def _jobs(table: dict[str, Any], where: str, base: Path, root: Path) -> list[Nam
     if "jobs" not in table:
         if not table:
             raise UsageError(f"{where}: [{TABLE}] is empty; give schema and out, or jobs")
-        return [NamedJob("default", _job(table, f"{where}: [{TABLE}]", base, root))]
+        return [_named("default", table, f"{where}: [{TABLE}]", base, root)]
     if extra := sorted(set(table) - {"jobs"}):
         raise UsageError(
             f"{where}: [{TABLE}] key {extra[0]!r} cannot sit beside 'jobs'; "
@@ -184,8 +193,21 @@ def _jobs(table: dict[str, Any], where: str, base: Path, root: Path) -> list[Nam
         label = f"{where}: [{TABLE}.jobs.{name}]"
         if not isinstance(entry, dict):
             raise UsageError(f"{label} must be a table of job keys")
-        named.append(NamedJob(name, _job(entry, label, base, root)))
+        named.append(_named(name, entry, label, base, root))
     return named
+
+
+def _named(name: str, entry: dict[str, Any], label: str, base: Path, root: Path) -> NamedJob:
+    job = _job(entry, label, base, root)
+    source = (
+        sources.parse(entry["source"], f"{label} key 'source'", base) if "source" in entry else None
+    )
+    changelog = entry.get("changelog")
+    if changelog is not None:
+        if not isinstance(changelog, str) or not changelog:
+            raise UsageError(f"{label} key 'changelog' must be a non-empty string")
+        check_path(changelog, f"{label} key 'changelog'")
+    return NamedJob(name, job, source, base / changelog if changelog else None)
 
 
 def _job(entry: dict[str, Any], label: str, base: Path, root: Path) -> Job:
@@ -317,7 +339,7 @@ def select(config: Config | None, names: tuple[str, ...], flags: Overrides) -> l
             f"{option} would apply to {len(chosen)} jobs ({', '.join(j.name for j in chosen)}); "
             "pick one with --job NAME"
         )
-    return [NamedJob(j.name, override(j.job, flags)) for j in chosen]
+    return [replace(j, job=override(j.job, flags)) for j in chosen]
 
 
 def override(job: Job, flags: Overrides) -> Job:

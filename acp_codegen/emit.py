@@ -214,9 +214,9 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def write_file(path: Path, text: str, like: Path | None = None) -> None:
-    """Replace the file at `path` with `text` in one step: every file the CLI writes is
-    written here.
+def write_file(path: Path, text: str | bytes, like: Path | None = None) -> None:
+    """Replace the file at `path` with `text` (UTF-8, or bytes as they are) in one step:
+    every file the CLI writes is written here.
 
     The text goes to a sibling temporary file, is flushed to disk and renamed over `path`,
     so a reader sees the old file or the new one, never a part. A symlink at `path` is
@@ -237,8 +237,8 @@ def write_file(path: Path, text: str, like: Path | None = None) -> None:
         path.parent, f".{path.name}.", lambda name: fds.append(os.open(name, flags, 0o666))
     )
     try:
-        with os.fdopen(fds[0], "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
+        with os.fdopen(fds[0], "wb") as stream:
+            stream.write(text.encode("utf-8") if isinstance(text, str) else text)
             stream.flush()
             if kept is not None:
                 os.chmod(stream.fileno(), kept)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from . import (
     accept,
+    lock,
     naming,
     provenance,
     render,
@@ -202,6 +203,7 @@ def generate(
         provenance.input_sha256(accepted.document, options),
         tuple(options.items()),
         module.unenforced,
+        tuple((lock.verified(job.schema) or {}).items()),
     )
     spec = accepted.spec
     if notes is not None:

@@ -41,6 +41,8 @@ class Provenance:
     options: tuple[tuple[str, Any], ...] = ()
     #: ``(keyword, pointer)`` of validation let through unenforced (``--allow-unenforced``).
     unenforced: tuple[tuple[str, str], ...] = ()
+    #: What the schema file's lock says it is (source, version, url, sha256); see `lock`.
+    lock: tuple[tuple[str, str], ...] = ()
     version: str = __version__
 
 

@@ -93,7 +93,7 @@ BAD_CONFIGS = [
         '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\nzzz = 1',
         "unknown key 'zzz' (known: schema, out, package, target, formatter, templates, "
         "line_length, roots, all, overlays, builtin_overlay, closed, keep_unknown_fields, "
-        "allow_unenforced)",
+        "allow_unenforced, source, changelog)",
     ),
     (
         "missing-out",

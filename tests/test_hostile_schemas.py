@@ -1086,8 +1086,8 @@ CAPPED_INPUTS: dict[str, tuple[str, list[str], int, str, str]] = {
         "CHANGELOG.md",
         ["diff", "good.json", "good.json", "--changelog-file", "{src}"],
         16 * _MiB,
-        "error: cannot read --changelog-file {src}: changelog is over the 16,777,216-byte limit",
-        "error: cannot read --changelog-file {src}: changelog is {size:,} bytes, over the "
+        "error: cannot read the changelog file {src}: changelog is over the 16,777,216-byte limit",
+        "error: cannot read the changelog file {src}: changelog is {size:,} bytes, over the "
         "16,777,216-byte limit",
     ),
 }

@@ -125,7 +125,7 @@ def diff_command(
     )
     if changelog_file is not None:
         entry = diff_format.changelog(report)
-        existing = _read_changelog(changelog_file)
+        existing = read_changelog(changelog_file)
         write_file(changelog_file, diff_format.insert_changelog(existing, entry))
         console.info(f"{'updated' if existing is not None else 'created'} {changelog_file}")
     elif console.verbosity == 0:
@@ -143,15 +143,15 @@ def diff_command(
         sys.exit(EXIT_CHANGED)
 
 
-def _read_changelog(path: Path) -> str | None:
+def read_changelog(path: Path) -> str | None:
     """The text of the changelog the entry goes into; None when there is none yet."""
     if not os.path.lexists(path) or (path.is_symlink() and not path.exists()):
         return None  # (a dangling link is written through: its target is created)
     try:
         return read_capped(path, "changelog").decode("utf-8")
     except SchemaError as exc:
-        raise UsageError(f"cannot read --changelog-file {path}: {exc.message}") from None
+        raise UsageError(f"cannot read the changelog file {path}: {exc.message}") from None
     except UnicodeDecodeError as exc:
         raise UsageError(
-            f"cannot read --changelog-file {path}: not UTF-8 text (byte {exc.start})"
+            f"cannot read the changelog file {path}: not UTF-8 text (byte {exc.start})"
         ) from None
