@@ -14,160 +14,22 @@ from __future__ import annotations
 import difflib
 import sys
 import time
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
 
-from . import __version__, config, download, emit, ondisk, sources, upgrade
-from .config import NamedJob, Overrides
+from . import __version__, emit, ondisk
+from .config import NamedJob
 from .conform import conformance_command
 from .console import EXIT_STALE, Console, handles_bad_input, output_options
 from .diff.cli import diff_command
 from .errors import UsageError, printable
-from .format import LINE_LENGTH, LINE_LENGTHS
+from .flags import job_options, select_jobs
 from .inspect import inspect_command
-from .keywords import ALLOWABLE
-from .pipeline import FORMATTERS, TARGETS, Acceptances, generate
+from .pipeline import Acceptances, generate
+from .upgrade import upgrade_command
 
 __all__ = ["job_options", "main"]
-
-
-def _options(verb: str) -> list[Callable[[Callable[..., Any]], Callable[..., Any]]]:
-    """The job flags; `verb` says what happens to ``--out`` ("write" or "compare with")."""
-    return [
-        click.option(
-            "--job",
-            "job_names",
-            multiple=True,
-            metavar="NAME",
-            help="Run only this configured job (repeatable). [default: every job]",
-        ),
-        click.option(
-            "--config",
-            "config_path",
-            type=click.Path(path_type=Path, dir_okay=False),
-            help="Read jobs from this TOML file. [default: the nearest pyproject.toml]",
-        ),
-        click.option("--schema", type=click.Path(path_type=Path), help="JSON Schema file to read."),
-        click.option(
-            "--out",
-            type=click.Path(path_type=Path),
-            help=f"Package directory to {verb}. [default: the job's out key, else "
-            "generated/<last part of --package>]",
-        ),
-        click.option(
-            "--package",
-            help="Dotted name the package is imported as. [default: the job's package key, "
-            "else the last part of --out]",
-        ),
-        click.option(
-            "--root",
-            "roots",
-            multiple=True,
-            metavar="DEF",
-            help="Also generate this definition (repeatable).",
-        ),
-        click.option("--all", "take_all", is_flag=True, help="Generate every definition."),
-        click.option(
-            "--overlay",
-            "overlays",
-            multiple=True,
-            type=click.Path(path_type=Path),
-            help="Apply this x-acp-* annotation overlay to the schema (repeatable); "
-            "replaces the built-in overlay.",
-        ),
-        click.option(
-            "--no-builtin-overlay",
-            is_flag=True,
-            help="Do not annotate a published schema with the built-in v1/v2 overlay "
-            "(the package then has no SessionState).",
-        ),
-        click.option(
-            "--templates",
-            type=click.Path(path_type=Path),
-            metavar="DIR",
-            help="Use the templates in DIR in place of the built-in ones of the same file "
-            "name (models.py.j2, header.j2, ...).",
-        ),
-        click.option(
-            "--target",
-            type=click.Choice(tuple(TARGETS)),
-            help="Model library of the package. [default: msgspec]",
-        ),
-        click.option(
-            "--closed",
-            "closed_all",
-            is_flag=True,
-            help="Keep the schema's own openness: unions and enums it closes reject unknown "
-            "values. [default: every union and enum is open]",
-        ),
-        click.option(
-            "--closed-type",
-            "closed",
-            multiple=True,
-            metavar="NAME",
-            help="Keep the schema's own openness for this union or enum only (repeatable).",
-        ),
-        click.option(
-            "--drop-unknown-fields",
-            is_flag=True,
-            help="Drop undeclared object properties on decode instead of keeping them.",
-        ),
-        click.option(
-            "--allow-unenforced",
-            "allow_unenforced",
-            multiple=True,
-            type=click.Choice(ALLOWABLE),
-            metavar="KEYWORD",
-            help="Generate although the schema uses this validation keyword, which no target "
-            "enforces (repeatable; each use is warned about and recorded in _provenance.py). "
-            f"One of: {', '.join(ALLOWABLE)}.",
-        ),
-        click.option(
-            "--formatter",
-            type=click.Choice(FORMATTERS),
-            help="Format with the pinned ruff, with the pinned black (installed beside "
-            "acp-codegen: the error names the command), or not at all. [default: ruff]",
-        ),
-        click.option(
-            "--line-length",
-            type=click.IntRange(LINE_LENGTHS.start, LINE_LENGTHS.stop - 1),
-            help=f"Line length the formatter keeps to. [default: {LINE_LENGTH}]",
-        ),
-    ]
-
-
-def job_options(verb: str = "write") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        for option in reversed(_options(verb)):
-            func = option(func)
-        return func
-
-    return decorate
-
-
-def _jobs(kwargs: dict[str, Any]) -> list[NamedJob]:
-    flags = Overrides(
-        schema=kwargs["schema"],
-        out=kwargs["out"],
-        package=kwargs["package"],
-        roots=kwargs["roots"],
-        take_all=kwargs["take_all"],
-        target=kwargs["target"],
-        formatter=kwargs["formatter"],
-        overlays=kwargs["overlays"],
-        line_length=kwargs["line_length"],
-        no_builtin_overlay=kwargs["no_builtin_overlay"],
-        templates=kwargs["templates"],
-        closed_all=kwargs["closed_all"],
-        closed=kwargs["closed"],
-        drop_unknown_fields=kwargs["drop_unknown_fields"],
-        allow_unenforced=kwargs["allow_unenforced"],
-    )
-    loaded = config.load(kwargs["config_path"])
-    return config.select(loaded, kwargs["job_names"], flags)
 
 
 Result = tuple[NamedJob, dict[str, str], list[str]]
@@ -277,7 +139,7 @@ def generate_command(check: bool, force: bool, **kwargs: Any) -> None:
       acp-codegen generate --schema schema.json --out out/acp --package acp --all
     """
     console = Console.current()
-    results = _generate_all(_jobs(kwargs), console)
+    results = _generate_all(select_jobs(kwargs), console)
     if check:
         _check(results, console)
         return
@@ -304,7 +166,7 @@ def check_command(**kwargs: Any) -> None:
       acp-codegen check --schema schema.json --out src/app/acp --package app.acp
     """
     console = Console.current()
-    _check(_generate_all(_jobs(kwargs), console), console)
+    _check(_generate_all(select_jobs(kwargs), console), console)
 
 
 def _check(results: list[Result], console: Console) -> None:
@@ -341,111 +203,7 @@ def _check(results: list[Result], console: Console) -> None:
         sys.exit(EXIT_STALE)
 
 
-_EXIT_UPGRADE = """\b
-Exit codes: 0 every schema is current (with --write: upgraded); 1 one is behind;
-3 one is behind with breaking changes (a dry run; --check says 1); 2 bad input or a
-bad source (one line on stderr, nothing written)."""
-_SOURCES = """\b
-Sources (the job's source key, or --source):
-  npm:@agentclientprotocol/sdk#schema/v2/schema.json   a file in an npm package
-  pypi:PROJECT#PATH                                    a file in a PyPI release
-  git:../agent-client-protocol#schema/v2/schema.json   a file at HEAD of a checkout
-  https://example.com/schema.json                      a URL
-  ../agent-client-protocol/schema/v2/schema.json       a local file
-Without one, the TypeScript SDK's file for the schema's protocol line is used.
-"""
-
-
-@main.command("upgrade", epilog=_SOURCES + "\n" + _EXIT_UPGRADE)
-@click.argument("names", nargs=-1, metavar="[JOB]...")
-@job_options("write")
-@click.option(
-    "--source",
-    metavar="SOURCE",
-    help="Where the schema is published (see below). [default: the job's source key, else "
-    "the TypeScript SDK's npm package]",
-)
-@click.option(
-    "--check",
-    "check_only",
-    is_flag=True,
-    help="Only say, in one line each, whether a newer revision exists (for CI and pre-commit).",
-)
-@click.option(
-    "--write",
-    is_flag=True,
-    help="Take the revision: write the schema file and its lock, regenerate the packages "
-    "and add a changelog entry. [default: a dry run that writes nothing]",
-)
-@click.option(
-    "--changelog-file",
-    type=click.Path(path_type=Path, dir_okay=False),
-    metavar="FILE",
-    help="With --write, add the entry to FILE. [default: the job's changelog key, else none]",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("text", "markdown")),
-    default="text",
-    help="How the diff from the schema file is shown. [default: text]",
-)
-@click.option(
-    "--timeout",
-    type=click.FloatRange(0.1, 3600),
-    default=download.TIMEOUT,
-    metavar="SECONDS",
-    help=f"Time each download may take. [default: {download.TIMEOUT:g}]",
-)
-@output_options(quiet="Print only errors and one line for each schema that is behind.")
-@handles_bad_input
-def upgrade_command(
-    names: tuple[str, ...],
-    source: str | None,
-    check_only: bool,
-    write: bool,
-    changelog_file: Path | None,
-    fmt: str,
-    timeout: float,
-    **kwargs: Any,
-) -> None:
-    """Fetch the newest published revision of each job's schema and show what it changes.
-
-    A dry run by default: it writes nothing, shows the diff from the schema file the job
-    reads (breaking changes first) and says by its exit code whether the file is behind.
-    --write takes the revision. Only this command goes to the network.
-
-    \b
-    Examples:
-      acp-codegen upgrade --check          # exit 1 when a newer revision exists
-      acp-codegen upgrade                  # what the newest revision changes
-      acp-codegen upgrade --write --changelog-file CHANGELOG.md
-      acp-codegen upgrade v2 --source npm:@agentclientprotocol/sdk#schema/v2/schema.json
-    """
-    if check_only and write:
-        raise UsageError("--check and --write cannot be combined")
-    kwargs["job_names"] = (*kwargs["job_names"], *names)
-    jobs = _jobs(kwargs)
-    override = sources.parse(source, "--source", Path(".")) if source is not None else None
-    if override is not None and len(jobs) > 1:
-        raise UsageError(
-            f"--source would apply to {len(jobs)} jobs ({', '.join(j.name for j in jobs)}); "
-            "pick one by its name"
-        )
-    code = upgrade.run(
-        jobs,
-        override,
-        Console.current(),
-        check_only=check_only,
-        write=write,
-        changelog_file=changelog_file,
-        fmt=fmt,
-        timeout=timeout,
-    )
-    if code:
-        sys.exit(code)
-
-
+main.add_command(upgrade_command)
 main.add_command(inspect_command)
 main.add_command(diff_command)
 main.add_command(conformance_command)

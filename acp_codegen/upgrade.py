@@ -1,6 +1,6 @@
 """``acp-codegen upgrade``: from "upstream published a revision" to a regenerated package.
 
-Used by `cli`, which selects the jobs. Jobs that read one schema file form one
+`upgrade_command` is the command (`cli` adds it); `flags` selects its jobs. Jobs that read one schema file form one
 `Step`: `sources.fetch` gets the newest revision of that file from the job's source
 (the TypeScript SDK's npm package by default), and its bytes are compared with the
 file's. A revision that differs is staged in a temporary folder, generated in memory
@@ -18,17 +18,22 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
-from . import emit, lock, ondisk, pipeline, sources
+import click
+
+from . import download, emit, lock, ondisk, pipeline, sources
 from .config import NamedJob
-from .console import Console
+from .console import Console, handles_bad_input, output_options
 from .diff import format as diff_format
 from .diff.cli import read_changelog
 from .diff.compare import Report, diff_paths
 from .errors import SchemaError, UsageError, printable
+from .flags import job_options, select_jobs
 from .load import load_path, read_capped
 from .overlay import choose_builtin
 
@@ -83,7 +88,7 @@ def run(
     write: bool = False,
     changelog_file: Path | None = None,
     fmt: str = "text",
-    timeout: float = sources.download.TIMEOUT,
+    timeout: float = download.TIMEOUT,
 ) -> int:
     """Upgrade `jobs` (or say how far behind they are); returns the exit code."""
     steps = [_fetch(schema, group, override, timeout) for schema, group in _groups(jobs)]
@@ -245,3 +250,108 @@ def _restore(before: list[tuple[Path, bytes | None, dict[str, str] | None]]) -> 
             lock.write(schema, locked)
         else:
             lock.path_for(schema).unlink(missing_ok=True)
+
+
+_EXIT_UPGRADE = """\b
+Exit codes: 0 every schema is current (with --write: upgraded); 1 one is behind;
+3 one is behind with breaking changes (a dry run; --check says 1); 2 bad input or a
+bad source (one line on stderr, nothing written)."""
+_SOURCES = """\b
+Sources (the job's source key, or --source):
+  npm:@agentclientprotocol/sdk#schema/v2/schema.json   a file in an npm package
+  pypi:PROJECT#PATH                                    a file in a PyPI release
+  git:../agent-client-protocol#schema/v2/schema.json   a file at HEAD of a checkout
+  https://example.com/schema.json                      a URL
+  ../agent-client-protocol/schema/v2/schema.json       a local file
+Without one, the TypeScript SDK's file for the schema's protocol line is used.
+"""
+
+
+@click.command("upgrade", epilog=_SOURCES + "\n" + _EXIT_UPGRADE)
+@click.argument("names", nargs=-1, metavar="[JOB]...")
+@job_options("write")
+@click.option(
+    "--source",
+    metavar="SOURCE",
+    help="Where the schema is published (see below). [default: the job's source key, else "
+    "the TypeScript SDK's npm package]",
+)
+@click.option(
+    "--check",
+    "check_only",
+    is_flag=True,
+    help="Only say, in one line each, whether a newer revision exists (for CI and pre-commit).",
+)
+@click.option(
+    "--write",
+    is_flag=True,
+    help="Take the revision: write the schema file and its lock, regenerate the packages "
+    "and add a changelog entry. [default: a dry run that writes nothing]",
+)
+@click.option(
+    "--changelog-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="With --write, add the entry to FILE. [default: the job's changelog key, else none]",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "markdown")),
+    default="text",
+    help="How the diff from the schema file is shown. [default: text]",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0.1, 3600),
+    default=download.TIMEOUT,
+    metavar="SECONDS",
+    help=f"Time each download may take. [default: {download.TIMEOUT:g}]",
+)
+@output_options(quiet="Print only errors and one line for each schema that is behind.")
+@handles_bad_input
+def upgrade_command(
+    names: tuple[str, ...],
+    source: str | None,
+    check_only: bool,
+    write: bool,
+    changelog_file: Path | None,
+    fmt: str,
+    timeout: float,
+    **kwargs: Any,
+) -> None:
+    """Fetch the newest published revision of each job's schema and show what it changes.
+
+    A dry run by default: it writes nothing, shows the diff from the schema file the job
+    reads (breaking changes first) and says by its exit code whether the file is behind.
+    --write takes the revision. Only this command goes to the network.
+
+    \b
+    Examples:
+      acp-codegen upgrade --check          # exit 1 when a newer revision exists
+      acp-codegen upgrade                  # what the newest revision changes
+      acp-codegen upgrade --write --changelog-file CHANGELOG.md
+      acp-codegen upgrade v2 --source npm:@agentclientprotocol/sdk#schema/v2/schema.json
+    """
+    if check_only and write:
+        raise UsageError("--check and --write cannot be combined")
+    kwargs["job_names"] = (*kwargs["job_names"], *names)
+    jobs = select_jobs(kwargs)
+    override = sources.parse(source, "--source", Path(".")) if source is not None else None
+    if override is not None and len(jobs) > 1:
+        raise UsageError(
+            f"--source would apply to {len(jobs)} jobs ({', '.join(j.name for j in jobs)}); "
+            "pick one by its name"
+        )
+    code = run(
+        jobs,
+        override,
+        Console.current(),
+        check_only=check_only,
+        write=write,
+        changelog_file=changelog_file,
+        fmt=fmt,
+        timeout=timeout,
+    )
+    if code:
+        sys.exit(code)
