@@ -1,7 +1,7 @@
 """``acp-codegen upgrade``: from "upstream published a revision" to a regenerated package.
 
-`upgrade_command` is the command (`cli` adds it); `flags` selects its jobs. Jobs that read one schema file form one
-`Step`: `sources.fetch` gets the newest revision of that file from the job's source
+`upgrade_command` is the command (`cli` adds it); `flags` selects its jobs. Jobs that
+read one schema file form one `Step`: `sources.fetch` gets the newest revision of that file from the job's source
 (the TypeScript SDK's npm package by default), and its bytes are compared with the
 file's. A revision that differs is staged in a temporary folder, generated in memory
 for every job (a dialect this acp-codegen cannot read stops here, with nothing
