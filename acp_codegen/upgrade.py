@@ -1,11 +1,12 @@
 """``acp-codegen upgrade``: from "upstream published a revision" to a regenerated package.
 
 `upgrade_command` is the command (`cli` adds it); `flags` selects its jobs. Jobs that
-read one schema file form one `Step`: `sources.fetch` gets the newest revision of that file from the job's source
-(the TypeScript SDK's npm package by default), and its bytes are compared with the
-file's. A revision that differs is staged in a temporary folder, generated in memory
-for every job (a dialect this acp-codegen cannot read stops here, with nothing
-written), and compared with the file by `diff` (``--since-package`` the job's package).
+read one schema file form one `Step`: `sources.fetch` gets the newest revision of that
+file from the job's source (the TypeScript SDK's npm package by default), and its bytes
+are compared with the file's. A revision that differs is staged in a temporary folder,
+generated in memory for every job (a dialect this acp-codegen cannot read stops here,
+with nothing written), and compared with the file by `diff` (``--since-package`` the
+job's package).
 
 Without ``--write`` that is all: a dry run, exit 0 when every file is current, 1 when
 one is behind, 3 when one is behind with breaking changes. ``--check`` says only
