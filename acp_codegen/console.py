@@ -23,6 +23,8 @@ from .errors import SchemaError, UsageError
 
 EXIT_STALE = 1
 EXIT_BAD_INPUT = 2
+#: What a shell reports for a program that SIGPIPE ended: a closed pipe is no error of ours.
+EXIT_CLOSED_PIPE = 141
 _META = "acp_codegen.verbosity."
 
 
@@ -179,6 +181,15 @@ def fail(message: str) -> None:
     sys.exit(EXIT_BAD_INPUT)
 
 
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so flushing it at exit cannot fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file behind stdout (a test runner's buffer)
+        pass
+
+
 def handles_bad_input(func: Callable[..., Any]) -> Callable[..., Any]:
     """Run a command body so that every expected failure is one line and exit 2."""
 
@@ -190,6 +201,9 @@ def handles_bad_input(func: Callable[..., Any]) -> Callable[..., Any]:
             fail(str(exc))
         except UsageError as exc:
             fail(f"error: {exc}")
+        except BrokenPipeError:  # the reader went away (``| head``): end quietly, as cat does
+            _silence_stdout()
+            sys.exit(EXIT_CLOSED_PIPE)
         except (FileExistsError, PermissionError, IsADirectoryError, NotADirectoryError) as exc:
             fail(f"error: cannot write output: {exc}")
         except OSError as exc:  # a full disk, a read-only file system, ...

@@ -17,6 +17,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tarfile
 import threading
 import time
@@ -204,6 +205,15 @@ def snapshot(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and "__pycache__" not in p.parts
     }
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project generated once, with no source key, for tests to copy."""
+    root = make_project(tmp_path_factory.mktemp("generated") / "proj")
+    with pytest.MonkeyPatch.context() as patch:
+        assert run(root, "generate", monkeypatch=patch).exit_code == 0
+    return root
 
 
 @pytest.fixture
@@ -414,10 +424,15 @@ BAD_SOURCES = [
 @pytest.mark.parametrize("case", BAD_SOURCES)
 @pytest.mark.parametrize("mode", ["--check", "", "--write"])
 def test_a_bad_source_is_one_line_exit_2_and_nothing_written(
-    case: str, mode: str, registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    case: str,
+    mode: str,
+    generated: Path,
+    registry: Registry,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    root = make_project(tmp_path / "proj")
-    assert run(root, "generate", monkeypatch=monkeypatch).exit_code == 0
+    root = tmp_path / "proj"
+    shutil.copytree(generated, root, symlinks=True)
     source, line = _bad(registry, case, root)
     with open(root / "pyproject.toml", "a", encoding="utf-8") as config:
         config.write(f"source = {source}\n")
@@ -642,3 +657,56 @@ def test_tar_bombs_stop_at_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     data = tarball({"package/zeros": bytes(4 * 1024 * 1024), f"package/{PATH}": b"{}"})
     with pytest.raises(UsageError, match="unpacks to more than 1,048,576 bytes"):
         download.tar_member(data, PATH, "bomb.tgz")
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "proj")
+    (root / "next.json").write_bytes(revised("additive"))
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first line is written
+    done = subprocess.run(
+        [sys.executable, "-m", "acp_codegen", "upgrade", "--source", "next.json"],
+        cwd=root,
+        stdout=write,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+    os.close(write)
+    assert (done.returncode, done.stderr) == (141, "")
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("{", "is not JSON"),
+        ('{"format": "other", "source": "x", "sha256": "y"}', "is not an acp-codegen-lock/1 lock"),
+        ('{"format": "acp-codegen-lock/1", "source": "x"}', "is not an acp-codegen-lock/1 lock"),
+        ('{"format": "acp-codegen-lock/1", "source": "x", "sha256": "y", "z": "1"}', "is not an"),
+    ],
+)
+def test_a_malformed_lock_is_one_line(
+    text: str, why: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_project(tmp_path / "proj")
+    (root / f"{PATH}.lock").write_text(text, encoding="utf-8")
+    result = run(root, "generate", monkeypatch=monkeypatch)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error: lock {PATH}.lock {why}")
+    assert result.stderr.count("\n") == 1
+    assert not (root / "app").exists()
+
+
+def test_a_symlinked_schema_is_written_through(
+    registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_project(tmp_path / "proj")
+    shared = tmp_path / "shared-schema.json"
+    shutil.move(root / PATH, shared)
+    (root / PATH).symlink_to(shared)
+    url = registry.serve("/s.json", revised("additive"))
+    result = run(root, "upgrade", "--write", "--source", url, monkeypatch=monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert (root / PATH).is_symlink()
+    assert shared.read_bytes() == revised("additive")
+    assert run(root, "check", monkeypatch=monkeypatch).exit_code == 0
