@@ -710,3 +710,21 @@ def test_a_symlinked_schema_is_written_through(
     assert (root / PATH).is_symlink()
     assert shared.read_bytes() == revised("additive")
     assert run(root, "check", monkeypatch=monkeypatch).exit_code == 0
+
+
+def test_a_registry_cannot_point_the_download_elsewhere(
+    registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    document = {"dist-tags": {"latest": "1.0.0"}, "versions": {"1.0.0": {"dist": {}}}}
+    for tarball_url in ("file:///etc/passwd", "http://example.com/sdk.tgz"):
+        document["versions"]["1.0.0"]["dist"] = {"tarball": tarball_url}
+        registry.serve("/" + SDK.replace("/", "%2F"), document)
+        source = {"npm": SDK, "path": PATH, "registry": registry.url("/")}
+        with pytest.raises(UsageError) as caught:
+            sources.fetch(sources.parse(source, "s", tmp_path))
+        kind = (
+            "is plain http; only https is fetched"
+            if "http:" in tarball_url
+            else ("is not an https URL")
+        )
+        assert str(caught.value) == f"URL {tarball_url} {kind}"
