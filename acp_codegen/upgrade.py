@@ -22,6 +22,7 @@ import os
 import sys
 import tempfile
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from .diff.cli import read_changelog
 from .diff.compare import Report, diff_paths
 from .errors import SchemaError, UsageError, printable
 from .flags import job_options, select_jobs
-from .load import load_path, read_capped
+from .load import load_bytes, read_capped
 from .overlay import choose_builtin
 
 EXIT_CURRENT = 0
@@ -55,11 +56,14 @@ class Step:
     locked: dict[str, str] | None
     report: Report | None = None
 
+    @cached_property
+    def digest(self) -> str | None:
+        """The sha256 of the file now, None when it does not exist yet."""
+        return hashlib.sha256(self.current).hexdigest() if self.current is not None else None
+
     @property
     def behind(self) -> bool:
-        return self.current is None or hashlib.sha256(self.current).hexdigest() != (
-            self.fetched.sha256
-        )
+        return self.digest != self.fetched.sha256
 
     @property
     def relock(self) -> bool:
@@ -68,11 +72,10 @@ class Step:
 
     def now(self) -> str:
         """The file as it is, in words, for the report's "old" line."""
-        if self.current is None:
+        if self.digest is None:
             return f"{self.schema} (not there yet)"
-        digest = hashlib.sha256(self.current).hexdigest()[:12]
         was = f", locked from {_locked(self.locked)}" if self.locked else ", no lock"
-        return printable(f"{self.schema} (sha256 {digest}{was})")
+        return printable(f"{self.schema} (sha256 {self.digest[:12]}{was})")
 
 
 def _locked(record: dict[str, str]) -> str:
@@ -103,10 +106,11 @@ def run(
         _review(step)
         breaking = step.report is not None and step.report.count("breaking") > 0
         worst = max(worst, EXIT_BREAKING if breaking else EXIT_BEHIND)
+        line = f"{step.schema} is behind: {_published(step)}"
         if console.verbosity == 0:  # --quiet: the one line, not the diff
-            console.notice(f"{step.schema} is behind: {_published(step)}")
+            console.notice(line)
             continue
-        console.info(f"{step.schema} is behind: {_published(step)}", fg="yellow")
+        console.info(line, fg="yellow")
         if step.report is not None:
             console.output(diff_format.render(step.report, fmt))
     if not write:
@@ -155,7 +159,7 @@ def _default(schema: Path, current: bytes | None) -> sources.Source:
             "source key (or --source)"
         )
     try:
-        builtin = choose_builtin(load_path(schema))
+        builtin = choose_builtin(load_bytes(current, str(schema)))
     except SchemaError as exc:
         raise UsageError(f"{exc}; give the job a source key (or --source)") from None
     return sources.default_for(schema, builtin.family if builtin is not None else None)
