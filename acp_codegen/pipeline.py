@@ -55,7 +55,9 @@ class Job:
     templates: Path | None = None
     #: Validation keywords no target enforces that generate anyway, with a warning.
     allow_unenforced: tuple[str, ...] = ()
-    #: The command recorded in file headers; defaults to the equivalent CLI call.
+    #: What to tell the user to run again (in `check`'s messages); defaults to
+    #: `flag_command`. File headers always record `flag_command`, so a job given by flags
+    #: and the same job in a config file write the same bytes.
     command: str = ""
     #: The folder that the paths in file headers are written relative to: the config
     #: file's, for a configured job; None for a job given by flags (see `header_root`).
@@ -63,18 +65,21 @@ class Job:
 
     def header_root(self) -> Path:
         """Where header paths start: the job's `root`, else the project `out` lies in (the
-        nearest folder above it holding a pyproject.toml), else the folder `out` is in.
-        It depends on where the files are, never on the working directory or spelling."""
+        nearest folder above it holding a pyproject.toml), else the working directory, the
+        one place the recorded command can be run from without a project to anchor it."""
         if self.root is not None:
             return Path(os.path.realpath(self.root))
         real = Path(os.path.realpath(self.out))
-        return next((f for f in real.parents if (f / "pyproject.toml").is_file()), real.parent)
+        found = (f for f in real.parents if (f / "pyproject.toml").is_file())
+        return next(found, Path(os.path.realpath(Path.cwd())))
 
-    def regenerate_command(self, root: Path | None = None) -> str:
-        """The command that makes this job's files: paths as given, or relative to `root`
-        (`shown`), as file headers record them."""
-        if self.command:
-            return self.command
+    def regenerate_command(self) -> str:
+        """The command to suggest in messages: the config's own, or `flag_command`."""
+        return self.command or self.flag_command()
+
+    def flag_command(self, root: Path | None = None) -> str:
+        """The `generate` call, flags only, that makes this job's files: paths as given,
+        or relative to `root` (`shown`), as file headers record them."""
         parts = [
             "acp-codegen generate",
             f"--schema {shown(self.schema, root)}",
@@ -199,7 +204,7 @@ def generate(
     root = job.header_root()
     record = render.Provenance(
         shown(job.schema, root),
-        job.regenerate_command(root),
+        job.flag_command(root),
         provenance.input_sha256(accepted.document, options),
         tuple(options.items()),
         module.unenforced,

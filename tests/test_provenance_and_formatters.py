@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from acp_codegen import provenance
 from acp_codegen.cli import main
-from acp_codegen.pipeline import Job, generate
+from acp_codegen.pipeline import LINE_LENGTH, Job, generate
 from tests.userproject import NOTIFICATION, REPO
 
 SCHEMA = REPO / "schema" / "session_update.schema.json"
@@ -128,7 +128,12 @@ def test_check_compares_with_the_jobs_formatter(
     assert isinstance(options, dict)
     assert (options["formatter"], options["line_length"]) == (formatter, line_length)
     header = (vendored / "models.py").read_text(encoding="utf-8").splitlines()[1]
-    assert header == "# Regenerate with: acp-codegen generate"
+    # The header names every flag, so the same job given by flags writes the same bytes.
+    flags = ["--schema", "acp.json", "--out", "vendor/acp", "--package", "acp"]
+    flags += ["--formatter", formatter] if formatter != "ruff" else []
+    flags += ["--line-length", str(line_length)] if line_length != LINE_LENGTH else []
+    assert header == "# Regenerate with: acp-codegen generate " + " ".join(flags)
+    assert run("check", *flags).exit_code == 0
     decoded = subprocess.run(
         [
             sys.executable,

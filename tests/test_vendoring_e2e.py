@@ -95,7 +95,10 @@ def test_vendored_tree(project: Path) -> None:
                 ), f"{path.name}: {line}"
             assert "acp_codegen" not in line or line.startswith("#"), f"{path.name}: {line}"
     header = (vendored / "models.py").read_text(encoding="utf-8").splitlines()[1]
-    assert header == "# Regenerate with: acp-codegen generate"
+    assert header == (
+        "# Regenerate with: acp-codegen generate --schema schemas/acp.json "
+        "--out src/my_app/_vendor/acp --package my_app._vendor.acp"
+    )
 
 
 def test_imports_with_only_msgspec(project: Path, msgspec_only: Path) -> None:
