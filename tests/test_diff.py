@@ -169,13 +169,15 @@ def test_json_output_has_stable_documented_keys() -> None:
     entry = next(c for c in document["changes"] if c["type"] == "PlanEntry")
     assert entry == {
         "severity": "breaking",
+        "group": "data",
         "kind": "field.renamed",
         "type": "PlanEntry",
         "member": "title",
         "python": "PlanEntry.title",
         "old": "content",
         "new": "title",
-        "message": "renamed from PlanEntry.content (wire 'content')",
+        "message": "renamed from PlanEntry.content (wire 'content'): use PlanEntry.title; "
+        "messages that still send 'content' no longer decode",
     }
 
 
@@ -185,9 +187,13 @@ def test_markdown_output_is_a_pull_request_comment() -> None:
     text = result.stdout
     assert text.startswith("## ACP schema diff\n")
     assert "**4 changes: 3 breaking, 1 additive, 0 cosmetic**" in text
-    assert text.index("### Breaking") < text.index("### Additive")
+    # Grouped by what the reader must do, in this order, each heading with its count.
+    code = text.index("### Your code must change (3)")
+    new = text.index("### New, optional (1)")
+    assert code < new
+    assert "### Data you receive" not in text
     assert "#### `SessionUpdate` — closed tagged union on 'sessionUpdate'" in text
-    assert "- `AgentMessageChunk` (`agent_message_chunk`): x-acp-entity added" in text
+    assert "- `AgentMessageChunk` (`agent_message_chunk`): x-acp-entity added" in text[new:]
 
 
 def test_changelog_mode_writes_a_keep_a_changelog_section() -> None:

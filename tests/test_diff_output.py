@@ -51,7 +51,10 @@ def test_mixed_report_lists_breaking_before_additive() -> None:
     result = run("diff", *pair("enum_values"))
     lines = result.stdout.splitlines()
     assert lines.index("BREAKING (1)") < lines.index("ADDITIVE (1)")
-    assert "  breaking  PlanEntryStatus.COMPLETED (completed): value removed" in lines
+    assert (
+        "  breaking  PlanEntryStatus.COMPLETED (completed): value removed: code that uses "
+        "PlanEntryStatus.COMPLETED breaks, and 'completed' no longer decodes"
+    ) in lines
     assert "  additive  PlanEntryStatus.IN_PROGRESS (in_progress): value added" in lines
 
 

@@ -70,6 +70,8 @@ def test_installed_wheel_generates_every_target(
         text=True,
     )
     assert run.returncode == 0, run.stderr
-    expected = generate(Job(SCHEMA, out, "pkg", ("PromptResponse",), target=target))
+    # Outside any project, header paths start where the command ran: tmp_path.
+    job = Job(SCHEMA, out, "pkg", ("PromptResponse",), target=target, root=tmp_path)
+    expected = generate(job)
     for name, text in expected.items():
         assert (out / name).read_text(encoding="utf-8") == text, name

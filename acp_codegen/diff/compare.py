@@ -27,6 +27,7 @@ from .defs import (
     DefComparer,
     annotation_map,
     as_json,
+    catchers,
     label,
 )
 from .rules import SEVERITIES, Severity
@@ -88,7 +89,7 @@ def compare(old: ir.Module, new: ir.Module, docs: bool = False) -> tuple[Change,
         },
         {d.name: d.target for d in new.defs if isinstance(d, ir.Alias)},
     )
-    walker = DefComparer(renames, aliases, docs)
+    walker = DefComparer(renames, aliases, docs, catchers(new))
     renamed_to = set(renames.values())
     for name in sorted(old_defs.keys() | new_defs.keys()):
         if name in renames:
@@ -98,7 +99,8 @@ def compare(old: ir.Module, new: ir.Module, docs: bool = False) -> tuple[Change,
         elif name in renamed_to:
             continue
         elif name not in new_defs:
-            walker.emit("type.removed", name, "", name, None, "type removed")
+            message = f"class removed: code that imports or constructs {name} breaks"
+            walker.emit("type.removed", name, "", name, None, message)
         elif name not in old_defs:
             walker.emit("type.added", name, "", None, name, "type added")
         else:

@@ -19,12 +19,37 @@ from typing import TypeVar
 
 from .. import ir
 from .rules import Severity, severity
-from .types import Aliases, canonical, compare_value, describe, member_changes, rename_refs
+from .types import (
+    Aliases,
+    Fate,
+    canonical,
+    compare_value,
+    describe,
+    refused,
+    rename_refs,
+    shape_changes,
+)
 
 K = TypeVar("K", bound=Hashable)
 
 #: The group name of changes to the x-method/x-side table (the generated ``METHODS``).
 METHODS = "METHODS"
+
+#: What losing (False) or gaining (True) each leniency flag does to a field's values.
+LENIENCY = {
+    "default-on-error": {
+        False: "an invalid value no longer falls back to the default; the message fails instead",
+        True: "an invalid value now falls back to the default, with a repair",
+    },
+    "skip-invalid-items": {
+        False: "an invalid item is no longer skipped; the message fails instead",
+        True: "an invalid item is now skipped, with a repair",
+    },
+    "default-on-null": {
+        False: "null no longer reads as the default; the message fails instead",
+        True: "null now reads as the default, with a repair",
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -97,13 +122,55 @@ def pair_by(
     return pairs
 
 
+def field_fate(flags: tuple[str, ...]) -> Fate:
+    """What a field's leniency flags make of a value inside it that no longer decodes."""
+
+    def fate(where: str) -> str:
+        if where.startswith("[]") and "skip-invalid-items" in flags:
+            return "are now skipped, with a repair"
+        if "default-on-error" in flags:
+            return "now fall back to the field's default, with a repair"
+        return refused(where)
+
+    return fate
+
+
+def catchers(module: ir.Module) -> dict[str, tuple[str, ...]]:
+    """For each definition, the lenient fields of `module` that catch a value of it that
+    does not decode: "skipped, with a repair, in Update.items"."""
+    found: dict[str, list[str]] = {}
+    for node in module.defs:
+        if not isinstance(node, ir.Struct):
+            continue
+        for f in node.fields:
+            expr = canonical(f.type)
+            expr = expr.inner if isinstance(expr, ir.Nullable) else expr
+            where = f"{node.name}.{f.attr}"
+            if isinstance(expr, ir.ListOf) and isinstance(expr.item, ir.Ref):
+                if "skip-invalid-items" in f.lenient_flags:
+                    found.setdefault(expr.item.name, []).append(
+                        f"skipped, with a repair, in {where}"
+                    )
+            elif isinstance(expr, ir.Ref) and "default-on-error" in f.lenient_flags:
+                found.setdefault(expr.name, []).append(f"replaced by the default in {where}")
+    return {name: tuple(sorted(set(places))) for name, places in found.items()}
+
+
 class DefComparer:
     """Collects the changes between matched definitions of OLD and NEW."""
 
-    def __init__(self, renames: dict[str, str], aliases: Aliases, docs: bool) -> None:
+    def __init__(
+        self,
+        renames: dict[str, str],
+        aliases: Aliases,
+        docs: bool,
+        caught: dict[str, tuple[str, ...]] | None = None,
+    ) -> None:
         self.renames = renames
         self.aliases = aliases
         self.docs = docs
+        #: `catchers` of NEW: where a definition's refused values are skipped or replaced.
+        self.caught = caught or {}
         self.changes: list[Change] = []
 
     def emit(
@@ -144,7 +211,7 @@ class DefComparer:
                 "",
                 type(old).__name__,
                 type(new).__name__,
-                f"kind changed: {label(old, {})} -> {label(new, {})}",
+                self.kind_changed(old, new),
             )
             return
         self.doc(new.name, "", old.doc, new.doc)
@@ -159,17 +226,43 @@ class DefComparer:
         elif isinstance(old, ir.ShapeUnion) and isinstance(new, ir.ShapeUnion):
             before = [canonical(self.rn(m)) for m in old.members]
             after = [canonical(m) for m in new.members]
-            for kind, _, was, now, message in member_changes("value.member", before, after):
+            for kind, _, was, now, message in shape_changes(
+                before, after, self.aliases, "", refused
+            ):
                 self.emit(kind, new.name, "", was, now, message)
+
+    def kind_changed(self, old: ir.Def, new: ir.Def) -> str:
+        """What a user does when a definition becomes another kind of thing."""
+        shown = f"kind changed: {label(old, {})} -> {label(new, {})}"
+        if not isinstance(new, ir.TaggedUnion):
+            return f"{shown}: code that uses {new.name}'s old API must change"
+        tag = new.tag_field
+        members = [f"{v.target} ({v.tag!r})" for v in new.variants]
+        if new.open:
+            members.append(f"{new.unknown_name} (any other {tag!r})")
+        first = new.variants[0].target if new.variants else new.unknown_name
+        text = (
+            f"{shown}: construct {first}(...) instead of {new.name}(...) and match on "
+            f"{', '.join(members)}; values without {tag!r} no longer decode"
+        )
+        places = self.caught.get(new.name, ())
+        return text + (f" (they are {'; '.join(places)})" if places else "")
 
     def doc(self, group: str, member: str, old: str, new: str, python: str = "") -> None:
         if self.docs and old.strip() != new.strip():
             self.emit("doc.changed", group, member, old, new, "description changed", python)
 
     def value(
-        self, group: str, member: str, old: ir.TypeExpr, new: ir.TypeExpr, python: str = ""
+        self,
+        group: str,
+        member: str,
+        old: ir.TypeExpr,
+        new: ir.TypeExpr,
+        python: str = "",
+        fate: Fate = refused,
     ) -> None:
-        for kind, where, before, after, message in compare_value(old, new, self.aliases):
+        found = compare_value(old, new, self.aliases, fate=fate)
+        for kind, where, before, after, message in found:
             shown = python + where if python else ""
             self.emit(kind, group, member + where, before, after, message, shown)
 
@@ -187,7 +280,9 @@ class DefComparer:
             if was == now:
                 continue
             verb = "removed" if now is None else "added" if was is None else "changed"
-            self.emit(f"annotation.{verb}", group, member, was, now, f"{key} {verb}", python)
+            effect = "" if verb == "added" else ": the SessionState reducer treats it differently"
+            message = f"{key} {verb}{effect}"
+            self.emit(f"annotation.{verb}", group, member, was, now, message, python)
 
     def openness(
         self, prefix: str, group: str, was_open: bool, is_open: bool, opened: str, closed: str
@@ -220,14 +315,19 @@ class DefComparer:
         for wire in gone:
             state = "required" if before[wire].required else "optional"
             shown = describe(self.rn(before[wire].type))
-            message = f"{state} field removed"
             attr = f"{new.name}.{before[wire].attr}"
+            message = f"{state} field removed: code that reads or passes {attr} breaks"
             self.emit(f"field.removed_{state}", new.name, wire, shown, None, message, attr)
         for wire in came:
             state = "required" if after[wire].required else "optional"
             shown = describe(after[wire].type)
-            message = f"{state} field added ({shown})"
             attr = f"{new.name}.{after[wire].attr}"
+            message = f"{state} field added ({shown})"
+            if after[wire].required:
+                message += (
+                    f": messages without {wire!r} no longer decode, and constructing "
+                    f"{new.name} needs {after[wire].attr}="
+                )
             self.emit(f"field.added_{state}", new.name, wire, None, shown, message, attr)
         for f_old, f_new in pairs:
             self.field(new.name, f_old, f_new)
@@ -239,13 +339,22 @@ class DefComparer:
             message = (
                 f"wire name renamed from {old.wire!r}; the attribute is unchanged"
                 if old.attr == new.attr
-                else f"renamed from {group}.{old.attr} (wire {old.wire!r})"
+                else f"renamed from {group}.{old.attr} (wire {old.wire!r}): use {attr}"
+            )
+            message += f"; messages that still send {old.wire!r} " + (
+                "no longer decode" if new.required else f"leave {new.attr} UNSET"
             )
             self.emit("field.renamed", group, wire, old.wire, new.wire, message, attr)
         if old.required != new.required:
             now, was = ("required", "optional") if new.required else ("optional", "required")
-            self.emit(f"field.now_{now}", group, wire, was, now, f"now {now}", attr)
-        self.value(group, wire, self.rn(old.type), new.type, attr)
+            message = (
+                f"now required: messages without {wire!r} no longer decode"
+                if new.required
+                else "now optional: it may be UNSET, so guard the code that reads it"
+            )
+            self.emit(f"field.now_{now}", group, wire, was, now, message, attr)
+        fate = field_fate(new.lenient_flags)
+        self.value(group, wire, self.rn(old.type), new.type, attr, fate)
         if old.default != new.default:
             shown = [None if d is ir.NO_DEFAULT else as_json(d) for d in (old.default, new.default)]
             message = f"default {shown[0] or 'none'} -> {shown[1] or 'none'}"
@@ -260,7 +369,7 @@ class DefComparer:
                     wire,
                     flag if was_set else None,
                     flag if is_set else None,
-                    f"x-deserialize-{flag} {verb}",
+                    f"x-deserialize-{flag} {verb}: {LENIENCY[flag][is_set]}",
                     attr,
                 )
         self.annotations(group, wire, old.annotations, new.annotations, attr)
@@ -270,7 +379,10 @@ class DefComparer:
     def union(self, old: ir.TaggedUnion, new: ir.TaggedUnion) -> None:
         group = new.name
         if old.tag_field != new.tag_field:
-            message = f"tag property changed from {old.tag_field!r} to {new.tag_field!r}"
+            message = (
+                f"tag property changed from {old.tag_field!r} to {new.tag_field!r}: messages "
+                f"tagged by {old.tag_field!r} no longer decode"
+            )
             self.emit("union.tag_field_changed", group, "", old.tag_field, new.tag_field, message)
         self.openness(
             "union",
@@ -288,13 +400,17 @@ class DefComparer:
         renamed = pair_by(
             gone, came, lambda t: self.rname(before[t].target), lambda t: after[t].target
         )
+        unknown = f"now decode to {new.unknown_name}" if new.open else "no longer decode"
         for was, now in renamed:
-            message = f"tag renamed from {was!r}"
+            message = f"tag renamed from {was!r}: messages tagged {was!r} {unknown}"
             self.emit("union.tag_renamed", group, now, was, now, message, after[now].target)
             pairs.append((before[was], after[now]))
         for tag in gone:
             target = self.rname(before[tag].target) or ""
-            message = "variant removed"
+            message = (
+                f"variant removed: class {target} and its handler are gone, and messages "
+                f"tagged {tag!r} {unknown}"
+            )
             self.emit("union.variant_removed", group, tag, target, None, message, target)
         for tag in came:
             target = after[tag].target
@@ -307,7 +423,10 @@ class DefComparer:
     def variant(self, group: str, old: ir.Variant, new: ir.Variant) -> None:
         target = self.rname(old.target)
         if target != new.target:
-            message = f"now decodes to {new.target} instead of {target}"
+            message = (
+                f"now decodes to {new.target} instead of {target}: code that matches on "
+                f"{target} must change"
+            )
             self.emit(
                 "union.variant_retargeted", group, new.tag, target, new.target, message, new.target
             )
@@ -325,16 +444,18 @@ class DefComparer:
         elif after[0] is None:
             kind, message = "union.default_removed", "untagged messages no longer decode"
         else:
-            kind, message = "union.default_changed", f"untagged messages now decode to {shown[1]}"
+            kind = "union.default_changed"
+            message = f"untagged messages now decode to {shown[1]}, not {shown[0]}"
         self.emit(kind, new.name, "", shown[0], shown[1], message)
 
     # -- enums ------------------------------------------------------------------------------
     def enum(self, old: ir.Enum, new: ir.Enum) -> None:
         group = new.name
         if old.base != new.base:
-            self.emit(
-                "enum.base_changed", group, "", old.base, new.base, f"values are now {new.base}"
+            message = (
+                f"values are now {new.base}: code comparing with {old.base} values must change"
             )
+            self.emit("enum.base_changed", group, "", old.base, new.base, message)
         self.openness(
             "enum",
             group,
@@ -351,14 +472,17 @@ class DefComparer:
         for was, now in pair_by(
             gone, came, lambda v: before[v].const_name, lambda v: after[v].const_name
         ):
-            message = f"value renamed from {was!r}"
+            fallback = "now decodes as an unknown value" if new.open else "no longer decodes"
+            message = f"value renamed from {was!r}: {was!r} {fallback}"
             const = f"{group}.{after[now].const_name}"
             self.emit("enum.value_renamed", group, str(now), str(was), str(now), message, const)
             pairs.append((was, now))
         for value in gone:
             const = before[value].const_name
             python = f"{group}.{const}"
-            self.emit("enum.value_removed", group, str(value), const, None, "value removed", python)
+            fallback = "now decodes as an unknown value" if new.open else "no longer decodes"
+            message = f"value removed: code that uses {python} breaks, and {value!r} {fallback}"
+            self.emit("enum.value_removed", group, str(value), const, None, message, python)
         for value in came:
             const = after[value].const_name
             python = f"{group}.{const}"
@@ -367,7 +491,7 @@ class DefComparer:
             old_const, new_const = before[was].const_name, after[now].const_name
             python = f"{group}.{new_const}"
             if old_const != new_const:
-                message = f"constant renamed from {group}.{old_const}"
+                message = f"constant renamed from {group}.{old_const}: use {python}"
                 kind = "enum.constant_renamed"
                 self.emit(kind, group, str(now), old_const, new_const, message, python)
             self.doc(group, str(now), before[was].doc, after[now].doc, python)
@@ -381,7 +505,8 @@ class DefComparer:
             m_old, m_new = before.get(key), after.get(key)
             if m_new is None and m_old is not None:
                 target = self.rname(m_old.type_name)
-                self.emit("method.removed", METHODS, member, target, None, "method removed")
+                message = "method removed: METHODS no longer maps it to a type"
+                self.emit("method.removed", METHODS, member, target, None, message)
             elif m_old is None and m_new is not None:
                 message = f"method added ({m_new.type_name}, x-side {m_new.side or 'none'})"
                 self.emit("method.added", METHODS, member, None, m_new.type_name, message)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from .compare import METHODS, Change, Report
-from .rules import SEVERITIES, Severity, section
+from .rules import GROUPS, SEVERITIES, Severity, group, section
 
 #: Identifies the JSON layout; bumped only when a key changes meaning or goes away.
 JSON_FORMAT = "acp-codegen-diff/1"
@@ -155,8 +155,9 @@ def _md_line(line: Line) -> str:
 
 
 def markdown(report: Report) -> str:
-    """For a pull-request comment: a heading, a count line, then a section per severity
-    (breaking first) with a sub-section per type."""
+    """An upgrade note for a pull request: a heading, a count line, then one section per
+    `GROUPS` entry (what the reader must do: change code, expect data to be refused,
+    skipped or repaired, or nothing), each with a sub-section per type."""
     lines = [
         "## ACP schema diff",
         "",
@@ -173,13 +174,14 @@ def markdown(report: Report) -> str:
     else:
         summary = _summary(report)
         lines.append(f"**{summary}**" if breaking else summary)
-    level = ""
-    for severity, name, title, changes in _groups(report):
-        if severity != level:
-            level = severity
-            lines += ["", f"### {severity.capitalize()}"]
-        lines += ["", f"#### `{name}`" + (f" — {title}" if title else ""), ""]
-        lines += [f"- {_md_line(c)}" for c in changes]
+    for key, heading in GROUPS.items():
+        entries = tuple(c for c in report.changes if group(c.kind) == key)
+        if not entries:
+            continue
+        lines += ["", f"### {heading} ({len(entries)})"]
+        for _, name, title, changes in _groups(replace(report, changes=entries)):
+            lines += ["", f"#### `{name}`" + (f" — {title}" if title else ""), ""]
+            lines += [f"- {_md_line(c)}" for c in changes]
     return "\n".join(lines) + "\n"
 
 
@@ -200,6 +202,7 @@ def as_json(report: Report) -> str:
         "changes": [
             {
                 "severity": c.severity,
+                "group": group(c.kind),
                 "kind": c.kind,
                 "type": c.type,
                 "member": c.member or None,

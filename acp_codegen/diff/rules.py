@@ -23,6 +23,16 @@ from typing import Literal
 
 Severity = Literal["breaking", "additive", "cosmetic"]
 Section = Literal["Added", "Changed", "Removed"]
+Hits = Literal["code", "data"]
+Group = Literal["code", "data", "new", "none"]
+
+#: The upgrade note's groups (``diff --format markdown``), in order, with their headings.
+GROUPS: dict[Group, str] = {
+    "code": "Your code must change",
+    "data": "Data you receive may now be refused, skipped or repaired",
+    "new": "New, optional",
+    "none": "No effect on code or data",
+}
 
 #: Severities from most to least serious; output lists them in this order.
 SEVERITIES: tuple[Severity, ...] = ("breaking", "additive", "cosmetic")
@@ -34,25 +44,30 @@ class Rule:
     mirror: str
     section: Section
     why: str
+    #: Who a breaking change hits: "code" (the user's code must change) or "data" (what
+    #: decoded before may now be refused, skipped or repaired); see `group`.
+    hits: Hits | None = None
 
 
 RULES: dict[str, Rule] = {
     # -- definitions ------------------------------------------------------------------------
     "type.added": Rule("additive", "type.removed", "Added", "a new class; nothing old changes"),
     "type.removed": Rule(
-        "breaking", "type.added", "Removed", "the class disappears from the package"
+        "breaking", "type.added", "Removed", "the class disappears from the package", "code"
     ),
     "type.renamed": Rule(
         "breaking",
         "type.renamed",
         "Changed",
         "same shape under a new Python name: the wire is unchanged, imports of the old name break",
+        "code",
     ),
     "type.kind_changed": Rule(
         "breaking",
         "type.kind_changed",
         "Changed",
         "e.g. a struct became a union: the class has a different API",
+        "code",
     ),
     # -- fields -----------------------------------------------------------------------------
     "field.added_optional": Rule(
@@ -63,30 +78,34 @@ RULES: dict[str, Rule] = {
         "field.removed_required",
         "Added",
         "old messages that lack the field stop decoding",
+        "code",
     ),
     "field.removed_optional": Rule(
-        "breaking", "field.added_optional", "Removed", "the attribute disappears"
+        "breaking", "field.added_optional", "Removed", "the attribute disappears", "code"
     ),
     "field.removed_required": Rule(
-        "breaking", "field.added_required", "Removed", "the attribute disappears"
+        "breaking", "field.added_required", "Removed", "the attribute disappears", "code"
     ),
     "field.renamed": Rule(
         "breaking",
         "field.renamed",
         "Changed",
         "the wire name changed: messages using the old name stop decoding",
+        "data",
     ),
     "field.now_required": Rule(
         "breaking",
         "field.now_optional",
         "Changed",
         "messages that omit the field stop decoding",
+        "data",
     ),
     "field.now_optional": Rule(
         "breaking",
         "field.now_required",
         "Changed",
         "the attribute's type gains UNSET; code that reads it unguarded breaks",
+        "code",
     ),
     "field.default_changed": Rule(
         "cosmetic",
@@ -106,6 +125,7 @@ RULES: dict[str, Rule] = {
         "field.lenient_added",
         "Changed",
         "an x-deserialize-* flag went away: input it tolerated stops decoding",
+        "data",
     ),
     # -- value types (fields, list items, map values, alias targets) -------------------------
     "value.now_nullable": Rule(
@@ -113,15 +133,17 @@ RULES: dict[str, Rule] = {
         "value.now_not_nullable",
         "Changed",
         "the attribute's type gains None; code that reads it unguarded breaks",
+        "code",
     ),
     "value.now_not_nullable": Rule(
-        "breaking", "value.now_nullable", "Changed", "an explicit null stops decoding"
+        "breaking", "value.now_nullable", "Changed", "an explicit null stops decoding", "data"
     ),
     "value.type_changed": Rule(
         "breaking",
         "value.type_changed",
         "Changed",
         "a different Python type: old values stop decoding",
+        "code",
     ),
     "value.literal_added": Rule(
         "additive",
@@ -130,7 +152,7 @@ RULES: dict[str, Rule] = {
         "one more constant is accepted",
     ),
     "value.literal_removed": Rule(
-        "breaking", "value.literal_added", "Removed", "a constant stops decoding"
+        "breaking", "value.literal_added", "Removed", "a constant stops decoding", "data"
     ),
     "value.member_added": Rule(
         "additive",
@@ -143,12 +165,14 @@ RULES: dict[str, Rule] = {
         "value.member_added",
         "Removed",
         "values of the removed shape stop decoding",
+        "data",
     ),
     "value.constraint_tightened": Rule(
         "breaking",
         "value.constraint_loosened",
         "Changed",
         "a bound, minimum length or item count got stricter (int formats count as bounds)",
+        "data",
     ),
     "value.constraint_loosened": Rule(
         "additive",
@@ -156,11 +180,19 @@ RULES: dict[str, Rule] = {
         "Changed",
         "a bound, minimum length or item count got more permissive",
     ),
+    "value.constraint_shifted": Rule(
+        "breaking",
+        "value.constraint_shifted",
+        "Changed",
+        "a range moved: values on one side stop decoding, values on the other start",
+        "data",
+    ),
     "value.pattern_changed": Rule(
         "breaking",
         "value.pattern_changed",
         "Changed",
         "a regex changed: strings the old one accepted may be rejected",
+        "data",
     ),
     "value.alias_changed": Rule(
         "cosmetic",
@@ -183,29 +215,35 @@ RULES: dict[str, Rule] = {
         "union.variant_added",
         "Removed",
         "its class and handler disappear; the tag no longer decodes (or lands in Unknown*)",
+        "code",
     ),
     "union.tag_renamed": Rule(
         "breaking",
         "union.tag_renamed",
         "Changed",
         "the same class under a new tag value: the old value stops decoding",
+        "data",
     ),
     "union.variant_retargeted": Rule(
         "breaking",
         "union.variant_retargeted",
         "Changed",
         "the tag now decodes to a different class",
+        "code",
     ),
     "union.tag_field_changed": Rule(
         "breaking",
         "union.tag_field_changed",
         "Changed",
         "the discriminator property changed: nothing old decodes",
+        "data",
     ),
     "union.opened": Rule(
         "additive", "union.closed", "Changed", "unknown tags now decode to Unknown*"
     ),
-    "union.closed": Rule("breaking", "union.opened", "Changed", "unknown tags stop decoding"),
+    "union.closed": Rule(
+        "breaking", "union.opened", "Changed", "unknown tags stop decoding", "data"
+    ),
     "union.default_added": Rule(
         "additive",
         "union.default_removed",
@@ -217,12 +255,14 @@ RULES: dict[str, Rule] = {
         "union.default_added",
         "Removed",
         "a message without the tag stops decoding",
+        "data",
     ),
     "union.default_changed": Rule(
         "breaking",
         "union.default_changed",
         "Changed",
         "a message without the tag decodes to a different class",
+        "data",
     ),
     # -- enums ------------------------------------------------------------------------------
     "enum.value_added": Rule(
@@ -233,40 +273,49 @@ RULES: dict[str, Rule] = {
         "enum.value_added",
         "Removed",
         "the constant disappears; in a closed enum the value stops decoding",
+        "code",
     ),
     "enum.value_renamed": Rule(
         "breaking",
         "enum.value_renamed",
         "Changed",
         "the same constant under a new wire value: the old value stops decoding",
+        "data",
     ),
     "enum.opened": Rule(
         "additive", "enum.closed", "Changed", "unknown values are now kept instead of rejected"
     ),
-    "enum.closed": Rule("breaking", "enum.opened", "Changed", "unknown values stop decoding"),
+    "enum.closed": Rule(
+        "breaking", "enum.opened", "Changed", "unknown values stop decoding", "data"
+    ),
     "enum.base_changed": Rule(
-        "breaking", "enum.base_changed", "Changed", "str values became int values or back"
+        "breaking", "enum.base_changed", "Changed", "str values became int values or back", "code"
     ),
     "enum.constant_renamed": Rule(
         "breaking",
         "enum.constant_renamed",
         "Changed",
         "the same value under a new Python constant name",
+        "code",
     ),
     # -- method table (x-method / x-side) ----------------------------------------------------
     "method.added": Rule("additive", "method.removed", "Added", "a new METHODS entry"),
-    "method.removed": Rule("breaking", "method.added", "Removed", "a METHODS entry disappears"),
+    "method.removed": Rule(
+        "breaking", "method.added", "Removed", "a METHODS entry disappears", "code"
+    ),
     "method.side_changed": Rule(
         "breaking",
         "method.side_changed",
         "Changed",
         "a different side handles the method (x-side)",
+        "code",
     ),
     "method.type_changed": Rule(
         "breaking",
         "method.type_changed",
         "Changed",
         "the method carries a different type",
+        "code",
     ),
     # -- our x-acp-* annotations ------------------------------------------------------------
     "annotation.added": Rule(
@@ -280,12 +329,14 @@ RULES: dict[str, Rule] = {
         "annotation.added",
         "Removed",
         "reducer behaviour that relied on it goes away",
+        "code",
     ),
     "annotation.changed": Rule(
         "breaking",
         "annotation.changed",
         "Changed",
         "the reducer treats the node differently",
+        "code",
     ),
     # -- documentation (only with --docs) ---------------------------------------------------
     "doc.changed": Rule(
@@ -297,6 +348,14 @@ RULES: dict[str, Rule] = {
 def severity(kind: str) -> Severity:
     """How serious a change of this kind is for a consumer of the bindings."""
     return RULES[kind].severity
+
+
+def group(kind: str) -> Group:
+    """The upgrade-note group of a change of this kind: what it asks of the reader."""
+    rule = RULES[kind]
+    if rule.hits is not None:
+        return rule.hits
+    return "new" if rule.severity == "additive" else "none"
 
 
 def mirror(kind: str) -> str:
@@ -311,6 +370,9 @@ def section(kind: str) -> Section:
 
 def rules_markdown() -> str:
     """The rule table as Markdown, for the README."""
-    lines = ["| kind | class | why |", "| --- | --- | --- |"]
-    lines += [f"| `{kind}` | {rule.severity} | {rule.why} |" for kind, rule in RULES.items()]
+    lines = ["| kind | class | group | why |", "| --- | --- | --- | --- |"]
+    lines += [
+        f"| `{kind}` | {rule.severity} | {group(kind)} | {rule.why} |"
+        for kind, rule in RULES.items()
+    ]
     return "\n".join(lines) + "\n"

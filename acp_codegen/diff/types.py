@@ -24,6 +24,16 @@ from ..ir import INT_FORMAT_BITS
 
 Finding = tuple[str, str, str | None, str | None, str]
 Bounds = tuple[float | None, float | None]
+#: What becomes of a value that no longer decodes, given where it sits (a member-path
+#: suffix such as ``[]``): a phrase completing "values like these ...".
+Fate = Callable[[str], str]
+
+
+def refused(where: str) -> str:
+    """The fate of a refused value where nothing lenient catches it."""
+    return "no longer decode"
+
+
 NULL = ir.Prim("null")
 ANY = ir.Prim("any")
 
@@ -105,9 +115,10 @@ def _expand(expr: ir.TypeExpr, targets: dict[str, ir.TypeExpr]) -> ir.TypeExpr:
 
 
 def compare_value(
-    old: ir.TypeExpr, new: ir.TypeExpr, aliases: Aliases, where: str = ""
+    old: ir.TypeExpr, new: ir.TypeExpr, aliases: Aliases, where: str = "", fate: Fate = refused
 ) -> list[Finding]:
-    """Findings between two type expressions; OLD's refs must already be renamed."""
+    """Findings between two type expressions; OLD's refs must already be renamed. `fate`
+    words what happens to values that no longer decode, in the findings' messages."""
     old, new = canonical(old), canonical(new)
     if old == new:
         return []
@@ -121,6 +132,7 @@ def compare_value(
                 ir.Nullable(new_x) if new_null else new_x,
                 aliases,
                 where,
+                fate,
             )
             respelled = (
                 "value.alias_changed",
@@ -138,39 +150,50 @@ def compare_value(
                 where,
                 describe(old),
                 describe(new),
-                "now accepts null" if new_null else "no longer accepts null",
+                "may now be None: guard the code that reads it"
+                if new_null
+                else f"null no longer accepted: null values {fate(where)}",
             )
         )
     if old_inner == new_inner:
         return findings
     if isinstance(old_inner, ir.Prim) and isinstance(new_inner, ir.Prim):
         if old_inner.kind == new_inner.kind:
-            return findings + _prim(old_inner, new_inner, where)
+            return findings + _prim(old_inner, new_inner, where, fate)
     elif isinstance(old_inner, ir.LiteralOf) and isinstance(new_inner, ir.LiteralOf):
         return findings + member_changes(
-            "value.literal", list(old_inner.values), list(new_inner.values), where, json.dumps
+            "value.literal",
+            list(old_inner.values),
+            list(new_inner.values),
+            where,
+            json.dumps,
+            fate,
         )
     elif isinstance(old_inner, ir.UnionOf) and isinstance(new_inner, ir.UnionOf):
-        return findings + member_changes(
-            "value.member", list(old_inner.members), list(new_inner.members), where
+        return findings + shape_changes(
+            list(old_inner.members), list(new_inner.members), aliases, where, fate
         )
     elif isinstance(old_inner, ir.ListOf) and isinstance(new_inner, ir.ListOf):
         findings += _bounds(
-            "item count",
+            ITEMS,
             where,
             (old_inner.constraints.min_items, None),
             (new_inner.constraints.min_items, None),
+            fate,
         )
-        return findings + compare_value(old_inner.item, new_inner.item, aliases, where + "[]")
+        item = compare_value(old_inner.item, new_inner.item, aliases, where + "[]", fate)
+        return findings + item
     elif isinstance(old_inner, ir.MapOf) and isinstance(new_inner, ir.MapOf):
-        return findings + compare_value(old_inner.value, new_inner.value, aliases, where + "{}")
+        value = compare_value(old_inner.value, new_inner.value, aliases, where + "{}", fate)
+        return findings + value
     findings.append(
         (
             "value.type_changed",
             where,
             describe(old),
             describe(new),
-            f"type changed from {describe(old)} to {describe(new)}",
+            f"type changed from {describe(old)} to {describe(new)}: code that reads it gets "
+            f"the new type, and values that are not {describe(new)} {fate(where)}",
         )
     )
     return findings
@@ -182,13 +205,15 @@ def member_changes(
     new: list[Any],
     where: str = "",
     spell: Callable[[Any], str] = describe,
+    fate: Fate = refused,
 ) -> list[Finding]:
     """``<prefix>_removed`` / ``<prefix>_added`` findings for members of two sets."""
     findings: list[Finding] = []
     for value in old:
         if value not in new:
             text = spell(value)
-            findings.append((f"{prefix}_removed", where, text, None, f"{text} no longer accepted"))
+            message = f"{text} no longer accepted: such values {fate(where)}"
+            findings.append((f"{prefix}_removed", where, text, None, message))
     for value in new:
         if value not in old:
             text = spell(value)
@@ -196,50 +221,145 @@ def member_changes(
     return findings
 
 
-def _bounds(what: str, where: str, old: Bounds, new: Bounds) -> list[Finding]:
-    """Compare (low, high) ranges, where None means unbounded on that side."""
-    tighter: list[str] = []
-    looser: list[str] = []
-    for index, name in enumerate(("minimum", "maximum")):
-        before, after = old[index], new[index]
-        if before == after:
-            continue
-        sign = 1 if index == 0 else -1
-        if before is None or (after is not None and sign * after > sign * before):
-            tighter.append(name)
-        else:
-            looser.append(name)
-    text = [_range(old), _range(new)]
-    found: list[Finding] = []
-    for kind, names, verb in (
-        ("value.constraint_tightened", tighter, "tightened"),
-        ("value.constraint_loosened", looser, "loosened"),
-    ):
-        if names:
-            message = f"{what} {' and '.join(names)} {verb}: {text[0]} -> {text[1]}"
-            found.append((kind, where, text[0], text[1], message))
-    return found
+def shape_changes(
+    old: list[ir.TypeExpr], new: list[ir.TypeExpr], aliases: Aliases, where: str, fate: Fate
+) -> list[Finding]:
+    """The members of two untagged unions: a member spelled alike on both sides (the same
+    list with a new minimum, say) is one member that changed, compared as a value; the rest
+    were removed or added."""
+    gone = [m for m in old if m not in new]
+    came = [m for m in new if m not in old]
+    findings: list[Finding] = []
+    for was in list(gone):
+        alike = [now for now in came if describe(now) == describe(was)]
+        if len(alike) == 1:
+            gone.remove(was)
+            came.remove(alike[0])
+            changed = compare_value(was, alike[0], aliases, where, fate)
+            findings += [(k, w, o, n, f"{describe(was)}: {m}") for k, w, o, n, m in changed]
+    return findings + member_changes("value.member", gone, came, where, fate=fate)
 
 
-def _range(bounds: Bounds) -> str:
+@dataclass(frozen=True)
+class Measure:
+    """What a pair of bounds limits, in words: the thing measured and its unit."""
+
+    what: str
+    #: The values below and above a bound: "values below 1", "lists of fewer than 1 item".
+    below: Callable[[float], str]
+    above: Callable[[float], str]
+    #: A range, named, given the integer format that bounds it (if any): "uint32",
+    #: "uint32, at least 1", "0 to 1", "at least 1".
+    name: Callable[[Bounds, str | None], str]
+
+
+def number(value: float) -> str:
+    """A bound as a reader writes it: ``4,294,967,295``, ``0.5``."""
+    return f"{value:,}" if isinstance(value, int) or float(value).is_integer() else str(value)
+
+
+def _int_ranges() -> dict[str, tuple[int, int]]:
+    ranges = {}
+    for name, (unsigned, bits) in INT_FORMAT_BITS.items():
+        ranges[name] = (0, 2**bits - 1) if unsigned else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+    return ranges
+
+
+def range_name(bounds: Bounds, fmt: str | None = None) -> str:
+    """A value range by the integer format `fmt` that bounds it (``int64``), the same
+    narrowed on one side (``uint32, at least 1``), else by its ends (``0 to 1``)."""
     low, high = bounds
-    return f"[{'-inf' if low is None else low}, {'inf' if high is None else high}]"
+    ranges = _int_ranges()
+    fmt = fmt if fmt in ranges else None  # a float's "double" bounds nothing
+    first, last = ranges.get(fmt or "", (None, None))
+    if fmt is not None and (low, high) == (first, last):
+        return fmt
+    if fmt is not None and high == last and low is not None:
+        return f"{fmt}, at least {number(low)}"
+    if fmt is not None and low == first and high is not None:
+        return f"{fmt}, at most {number(high)}"
+    if low is not None and high is not None:
+        return f"{number(low)} to {number(high)}"
+    if low is not None:
+        return f"at least {number(low)}"
+    return "any value" if high is None else f"at most {number(high)}"
 
 
-def _prim(old: ir.Prim, new: ir.Prim, where: str) -> list[Finding]:
-    findings = _bounds("value", where, old.value_range(), new.value_range())
+def _count(bounds: Bounds, fmt: str | None = None) -> str:
+    low = bounds[0]
+    return "any" if low is None or low == 0 else f"at least {number(low)}"
+
+
+VALUES = Measure(
+    "range",
+    lambda n: f"values below {number(n)}",
+    lambda n: f"values above {number(n)}",
+    range_name,
+)
+ITEMS = Measure(
+    "item count",
+    lambda n: "empty lists" if n == 1 else f"lists of fewer than {number(n)} items",
+    lambda n: f"lists of more than {number(n)} items",
+    _count,
+)
+LENGTH = Measure(
+    "length",
+    lambda n: "empty strings" if n == 1 else f"strings shorter than {number(n)} characters",
+    lambda n: f"strings longer than {number(n)} characters",
+    _count,
+)
+
+
+def _bounds(
+    measure: Measure,
+    where: str,
+    old: Bounds,
+    new: Bounds,
+    fate: Fate,
+    formats: tuple[str | None, str | None] = (None, None),
+) -> list[Finding]:
+    """One finding for two (low, high) ranges, None meaning unbounded on that side: what
+    no longer decodes and what now does. Tightened when anything is lost."""
+    if old == new:
+        return []
+    lost: list[str] = []
+    gained: list[str] = []
+    (low0, high0), (low1, high1) = old, new
+    if low0 != low1:
+        if low1 is not None and (low0 is None or low1 > low0):
+            lost.append(measure.below(low1))
+        elif low0 is not None:
+            gained.append(measure.below(low0))
+    if high0 != high1:
+        if high1 is not None and (high0 is None or high1 < high0):
+            lost.append(measure.above(high1))
+        elif high0 is not None:
+            gained.append(measure.above(high0))
+    names = [measure.name(old, formats[0]), measure.name(new, formats[1])]
+    parts = [f"{' and '.join(lost)} {fate(where)}"] if lost else []
+    parts += [f"{' and '.join(gained)} now decode"] if gained else []
+    kind = "value.constraint_" + (("shifted" if gained else "tightened") if lost else "loosened")
+    message = f"{measure.what} {names[0]} -> {names[1]}: {'; '.join(parts)}"
+    return [(kind, where, names[0], names[1], message)]
+
+
+def _prim(old: ir.Prim, new: ir.Prim, where: str, fate: Fate) -> list[Finding]:
+    formats = (old.format, new.format)
+    findings = _bounds(VALUES, where, old.value_range(), new.value_range(), fate, formats)
     min_len = [p.constraints.min_length for p in (old, new)]
     if min_len[0] != min_len[1]:
-        findings += _bounds("length", where, (min_len[0], None), (min_len[1], None))
+        findings += _bounds(LENGTH, where, (min_len[0], None), (min_len[1], None), fate)
     pattern = [p.constraints.pattern for p in (old, new)]
     if pattern[0] != pattern[1]:
+        shown = f"pattern {pattern[0] or 'none'} -> {pattern[1] or 'none'}"
         if pattern[0] is None:
-            kind = "value.constraint_tightened"
+            kind, message = "value.constraint_tightened", f"{shown}: strings not matching it"
         elif pattern[1] is None:
-            kind = "value.constraint_loosened"
+            kind, message = "value.constraint_loosened", f"{shown}: any string now decodes"
         else:
-            kind = "value.pattern_changed"
-        message = f"pattern {pattern[0] or 'none'} -> {pattern[1] or 'none'}"
+            kind, message = "value.pattern_changed", f"{shown}: strings only the old one matches"
+        if kind != "value.constraint_loosened":
+            message += f" {fate(where)}"
         findings.append((kind, where, pattern[0], pattern[1], message))
     # Integer formats were compared as bounds above; other formats only document.
     as_bounds = old.kind == "int" and INT_FORMAT_BITS.keys() & {old.format, new.format}
