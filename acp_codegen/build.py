@@ -11,6 +11,7 @@ name are a `SchemaError` naming both pointers.
 
 from __future__ import annotations
 
+import difflib
 from typing import Any, Literal
 
 from . import idioms, ir, keywords, limits, naming, unions
@@ -44,8 +45,23 @@ def select_roots(loaded: LoadedSchema, roots: tuple[str, ...], take_all: bool) -
         )
     for name in roots:
         if name not in loaded.defs:
-            raise SchemaError(f"--root {name!r} is not a definition", "/$defs", loaded.source)
+            raise SchemaError(
+                f"--root {name!r} {_not_there(name, loaded.defs)}", "/$defs", loaded.source
+            )
     return sorted(set(selected) | set(roots))
+
+
+def _not_there(name: str, defs: dict[str, object]) -> str:
+    """Why `name` is not a root, with the names the schema defines that come nearest."""
+    if not defs:
+        return "is not a definition: the schema defines none"
+    lowered = {d.lower(): d for d in defs}  # `toolcall` is near `ToolCall`
+    near = [lowered[m] for m in difflib.get_close_matches(name.lower(), list(lowered), n=3)]
+    if near:
+        return f"is not a definition; did you mean {', '.join(map(repr, near))}?"
+    shown = ", ".join(sorted(defs)[:5])
+    more = f" and {len(defs) - 5} more (acp-codegen inspect lists them)" if len(defs) > 5 else ""
+    return f"is not a definition; the schema defines {shown}{more}"
 
 
 def closure(loaded: LoadedSchema, names: list[str]) -> list[str]:

@@ -382,7 +382,7 @@ def job_from_flags(flags: Overrides) -> Job:
             "(see: acp-codegen generate --help)"
         )
     package = flags.package
-    out = flags.out or Path("generated") / (package or "acp_session").rsplit(".", 1)[-1]
+    out = flags.out or Path("generated") / (package or "acp").rsplit(".", 1)[-1]
     package = package or derived_package(out)
     return Job(
         flags.schema,

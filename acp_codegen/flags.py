@@ -44,7 +44,7 @@ def _options(verb: str) -> list[Callable[[Callable[..., Any]], Callable[..., Any
             "--out",
             type=click.Path(path_type=Path),
             help=f"Package directory to {verb}. [default: the job's out key, else "
-            "generated/<last part of --package>]",
+            "generated/<last part of --package>, generated/acp without one]",
         ),
         click.option(
             "--package",

@@ -19,6 +19,35 @@ from acp_codegen.pipeline import Job, generate
 from acp_codegen.targets import TARGETS as REGISTRY
 from tests import corpus
 
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Every core by default (``-n auto --dist loadfile``: a module's tests stay in one
+    worker, so a module-wide fixture runs once), when pytest-xdist is there. Set here, not
+    in addopts, so ``-n 0`` and ``-p no:xdist`` both run the suite in one process."""
+    if not config.pluginmanager.has_plugin("xdist") or hasattr(config, "workerinput"):
+        return
+    if config.option.numprocesses is None and config.option.dist == "no":
+        config.option.numprocesses = "auto"
+        config.option.dist = "loadfile"
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """One line for the tests that skipped because the schema corpus is not there (instead
+    of one line each), and every other skip on its own line."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    lost = [r for r in skipped if corpus.MISSING in str(r.longrepr)]
+    for report in skipped:
+        if report not in lost:
+            terminalreporter.write_line(f"SKIPPED {report.nodeid}: {report.longrepr[-1]}")
+    if lost:
+        terminalreporter.write_line(
+            f"{len(lost)} tests need the schema corpus and skipped: {corpus.MISSING} "
+            "(README.md, \"Tests and the schema corpus\")",
+            yellow=True,
+        )
+
+
 _CACHE: dict[tuple[object, ...], ModuleType] = {}
 OWN_SCHEMA = Path(__file__).resolve().parent.parent / "schema" / "session_update.schema.json"
 
@@ -46,24 +75,64 @@ def strict_decoder(pkg: ModuleType, tp: Any) -> Callable[[bytes], Any]:
     return lambda data: runtime.convert(runtime.load_json(data), tp, strict=True)
 
 
-def home_entries(home: Path, skip: set[Path]) -> set[str]:
-    """Every path under `home` but those in `skip`, without following symlinks."""
-    found: set[str] = set()
-    for folder, dirs, files in os.walk(home):
-        dirs[:] = [d for d in dirs if Path(folder, d) not in skip]
-        found.update(os.path.join(folder, name) for name in (*dirs, *files))
-    return found
+#: The flags of an `open` that may create or change a file.
+_WRITES = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+#: Audit events that make, change or remove paths, by where their paths are in the
+#: event's arguments: the first (`os.mkdir`), the second (a copy's or a link's destination),
+#: or both (a move takes from one folder and adds to another).
+_TOUCHES = {
+    **dict.fromkeys(("os.mkdir", "os.remove", "os.rmdir", "shutil.rmtree"), (0,)),
+    **dict.fromkeys(("shutil.copyfile", "shutil.copytree", "os.symlink", "os.link"), (1,)),
+    **dict.fromkeys(("os.rename", "os.replace"), (0, 1)),
+}
+
+
+class HomeWatch:
+    """What this process does to the real home folder: a write, or a child process
+    started with it as HOME. Told by `sys.addaudithook`, so it sees only the suite's own
+    doing, never another program's writing there at the same time."""
+
+    def __init__(self, real: Path, allowed: set[Path]) -> None:
+        self.real = os.path.realpath(real)
+        self.allowed = [os.path.realpath(p) for p in allowed]
+        self.found: list[str] = []
+        self.on = False
+
+    def _inside(self, path: object) -> bool:
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if not isinstance(path, (str, os.PathLike)):
+            return False  # a file descriptor: opened by path before
+        full = os.path.realpath(os.path.join(os.getcwd(), os.fspath(path)))
+        inside = full == self.real or full.startswith(self.real + os.sep)
+        return inside and not any(full == a or full.startswith(a + os.sep) for a in self.allowed)
+
+    def __call__(self, event: str, args: tuple[Any, ...]) -> None:
+        if not self.on:
+            return
+        if event == "open":
+            if len(args) > 2 and isinstance(args[2], int) and args[2] & _WRITES and \
+                    self._inside(args[0]):
+                self.found.append(f"open {args[0]}")
+        elif event in _TOUCHES:
+            targets = [args[i] for i in _TOUCHES[event] if i < len(args)]
+            self.found += [f"{event} {t}" for t in targets if self._inside(t)]
+        elif event == "subprocess.Popen":
+            env = args[3] if len(args) > 3 else None
+            home = (env or os.environ).get("HOME", "")
+            if home and os.path.realpath(home) == self.real:
+                self.found.append(f"child with the real HOME: {args[1]}")
 
 
 @pytest.fixture(scope="session", autouse=True)
 def private_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Tests write only under their temporary folders: every subprocess (pre-commit, pipx,
-    pip, virtualenv) gets a scratch HOME and XDG folders, and the real HOME must hold
-    nothing new afterwards (the repository and pytest's folders aside)."""
+    pip, virtualenv) gets a scratch HOME and XDG folders, and nothing the suite does in
+    this process writes under the real HOME or starts a child with it (`HomeWatch`)."""
     real = Path.home()
     base = tmp_path_factory.getbasetemp()
-    skip = {REPO, base, base.parent}
-    before = home_entries(real, skip)
+    watch = HomeWatch(real, {REPO, base, base.parent})
+    sys.addaudithook(watch)  # hooks stay for the process's life; `on` scopes this one
     home = tmp_path_factory.mktemp("home")
     if (real / ".gitconfig").is_file():  # the tests' git commits keep their identity
         shutil.copy(real / ".gitconfig", home / ".gitconfig")
@@ -80,9 +149,12 @@ def private_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with pytest.MonkeyPatch.context() as patch:
         for name, value in scratch.items():
             patch.setenv(name, str(value))
-        yield home
-    new = sorted(home_entries(real, skip) - before)
-    assert not new, f"the tests wrote under {real}: {', '.join(new[:20])}"
+        watch.on = True
+        try:
+            yield home
+        finally:
+            watch.on = False
+    assert not watch.found, f"the tests wrote under {real}: {'; '.join(watch.found[:20])}"
 
 
 @pytest.fixture(scope="session")

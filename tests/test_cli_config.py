@@ -575,3 +575,16 @@ def test_a_flag_job_and_the_same_configured_job_write_the_same_bytes(
     assert "is up to date" in _check_from(root, [], monkeypatch)
     assert invoke(root, "generate", monkeypatch=monkeypatch).exit_code == 0
     assert _tree(root / "my_app/_vendor/acp") == by_flags
+
+
+def test_a_schema_alone_generates_generated_acp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --out and --package the package is generated/acp, imported as `acp`: a
+    name that fits any schema, not that of the repository's own embedded default."""
+    root = project(tmp_path, "[project]\nname = 'x'\n")
+    made = invoke(root, "generate", "--schema", "s.json", monkeypatch=monkeypatch)
+    assert made.exit_code == 0, made.output
+    assert "wrote" in made.output and "generated/acp" in made.output
+    header = (root / "generated/acp/models.py").read_text(encoding="utf-8").splitlines()[1]
+    assert header.endswith("--schema s.json --out generated/acp --package acp")

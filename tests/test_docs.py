@@ -1,12 +1,15 @@
 """Every fenced code block in docs/*.md, and README.md's quick start, runs here in order.
 
-Each document gets a scratch folder laid out as a reader's would be: their
-project ``my-app/`` (the working directory) with a copy of this checkout beside
-it as ``../acp-codegen``. What a block does depends on its info string:
+Each document runs in an empty project folder, ``my-app/`` (the working directory), in a
+fresh shell with no virtual environment active and nothing of this test run's on PATH.
+It gets only what its **Before you start:** line says the reader must have (`NEEDS`):
+``acp-codegen`` on PATH, this checkout beside the project as ``../acp-codegen``, a
+project ``.venv`` with msgspec (or with the official SDK too), the corpus in
+``$ACP_SHARED``, a published schema file. Anything else a page uses, it makes in its own
+blocks. What a block does depends on its info string:
 
-- ``bash``: run with ``bash -eo pipefail``; ``acp-codegen``, ``python`` and
-  ``pre-commit`` on PATH are this checkout's and the test interpreter's;
-- ``python``: run with that interpreter from the project folder;
+- ``bash``: run with ``bash -eo pipefail``;
+- ``python``: run with the project's ``.venv/bin/python`` from the project folder;
 - ``python file=PATH``, ``toml file=PATH``, ``yaml file=PATH``: written to PATH;
 - ``text``: the exact output (stdout and stderr together) of the block before it;
   ``...`` inside a line matches any text;
@@ -36,7 +39,7 @@ import pytest
 
 from acp_codegen import config
 from tests import corpus
-from tests.userproject import REPO, codegen_env, copy_checkout, msgspec_pin
+from tests.userproject import REPO, copy_checkout, msgspec_pin
 
 DOCS = sorted((REPO / "docs").glob("*.md"))
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
@@ -65,19 +68,36 @@ def blocks(text: str) -> list[Block]:
     return found
 
 
-def stage_migration(project: Path) -> None:
-    corpus.require()
-    published = corpus.newest(corpus.NEWEST["v1"])
-    (project / "schema").mkdir(exist_ok=True)
-    (project / "schema" / "acp.json").write_bytes(published.read_bytes())
-
-
-#: Files a document's prose tells the reader to fetch, placed before its blocks run.
-STAGING = {
-    "migration.md": stage_migration,
+#: What a page's **Before you start:** line can say the reader has, and what the test
+#: then gives the page: a phrase of the line turns its provision on. The `.venv` phrases
+#: differ, so one is never read as another.
+NEEDS = {
+    "`acp-codegen` on your PATH": "codegen",
+    "`pipx` on your PATH": "pipx",
+    "beside your project as `../acp-codegen`": "checkout",
+    "a `.venv` with msgspec in your project": "venv",
+    "a `.venv` with msgspec and pydantic in your project": "pydantic-venv",
+    "a `.venv` with msgspec, pydantic and the official Python SDK": "sdk-venv",
+    "`$ACP_SHARED`": "corpus",
+    "the newest published v1 schema as `schema/acp.json`": "v1-schema",
+    "`pipx inject acp-codegen black`": "black",
 }
-#: Documents that start from an empty folder and make the project's own `.venv`.
-OWN_VENV = {"guide.md"}
+BEFORE = re.compile(r"^\*\*Before you start:\*\*(.*?)(?:\n\n|\Z)", re.DOTALL | re.MULTILINE)
+#: What each `.venv` kind holds (the project's packages, never the generator).
+VENVS = {
+    "venv": ["msgspec"],
+    "pydantic-venv": ["msgspec", "pydantic"],
+    "sdk-venv": ["msgspec", "pydantic", "agent-client-protocol"],
+}
+
+
+def needs(text: str) -> set[str]:
+    """The provisions a page's **Before you start:** line asks for."""
+    found = BEFORE.search(text)
+    if found is None:
+        return set()
+    line = " ".join(found.group(1).split())
+    return {kind for phrase, kind in NEEDS.items() if phrase in line}
 
 
 @pytest.fixture(scope="session")
@@ -85,26 +105,72 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return copy_checkout(tmp_path_factory.mktemp("checkout") / "acp-codegen")
 
 
-def sandbox(base: Path, checkout: Path) -> tuple[Path, dict[str, str]]:
-    """`base/my-app` beside `base/acp-codegen`, and the environment blocks run with."""
+def _pins(names: list[str]) -> list[str]:
+    """The versions this test run has of `names`: what a reader would install today."""
+    from importlib.metadata import version
+
+    return [f"{name}=={version(name)}" for name in names]
+
+
+@pytest.fixture(scope="session")
+def venvs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One project environment of each `VENVS` kind, made once and linked into each page's
+    project as ``.venv``: a page reads them and never installs into them."""
+    made = {}
+    for kind, names in VENVS.items():
+        where = tmp_path_factory.mktemp(kind) / ".venv"
+        subprocess.run([sys.executable, "-m", "venv", str(where)], check=True)
+        pip = [str(where / "bin" / "python"), "-m", "pip", "install", "-q",
+               "--disable-pip-version-check", *_pins(names)]
+        subprocess.run(pip, check=True, capture_output=True)
+        made[kind] = where
+    return made
+
+
+def _stage_v1_schema(project: Path) -> None:
+    corpus.require()
+    published = corpus.newest(corpus.NEWEST["v1"])
+    (project / "schema").mkdir(exist_ok=True)
+    (project / "schema" / "acp.json").write_bytes(published.read_bytes())
+
+
+def fresh_path() -> str:
+    """PATH without this test run's environment: no venv's bin, nothing it put there."""
+    ours = {os.path.dirname(sys.executable), os.path.join(os.environ.get("VIRTUAL_ENV", "-"),
+                                                          "bin")}
+    kept = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p not in ours]
+    return os.pathsep.join(kept)
+
+
+def sandbox(base: Path, checkout: Path, wanted: set[str],
+            venvs: dict[str, Path] | None = None) -> tuple[Path, dict[str, str]]:
+    """An empty `base/my-app`, given what `wanted` names, and the environment its blocks
+    run with: a fresh shell's, with no virtual environment active."""
     project = base / "my-app"
     project.mkdir(parents=True)
-    (base / "acp-codegen").symlink_to(checkout, target_is_directory=True)
+    if "checkout" in wanted:
+        (base / "acp-codegen").symlink_to(checkout, target_is_directory=True)
     shims = base / "bin"
     shims.mkdir()
-    env = codegen_env()
     commands = {
-        "acp-codegen": f"PYTHONPATH={shlex.quote(env['PYTHONPATH'])} "
-        f"exec {shlex.quote(sys.executable)} -m acp_codegen",
-        "python": f"exec {shlex.quote(sys.executable)}",
-        "pre-commit": f"exec {shlex.quote(sys.executable)} -m pre_commit",
-        "pipx": f"exec {shlex.quote(sys.executable)} -m pipx",
+        "codegen": ("acp-codegen", f"PYTHONPATH={shlex.quote(str(REPO))} "
+                    f"exec {shlex.quote(sys.executable)} -m acp_codegen"),
+        "pipx": ("pipx", f"exec {shlex.quote(sys.executable)} -m pipx"),
     }
-    for name, line in commands.items():
-        (shims / name).write_text(f'#!/bin/sh\n{line} "$@"\n', encoding="utf-8")
-        (shims / name).chmod(0o755)
-    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NO_COLOR")}
-    clean["PATH"] = f"{shims}{os.pathsep}{clean.get('PATH', '')}"
+    for kind, (name, line) in commands.items():
+        if kind in wanted:
+            (shims / name).write_text(f'#!/bin/sh\n{line} "$@"\n', encoding="utf-8")
+            (shims / name).chmod(0o755)
+    for kind in VENVS:
+        if kind in wanted and venvs is not None:
+            (project / ".venv").symlink_to(venvs[kind], target_is_directory=True)
+    if "v1-schema" in wanted:
+        _stage_v1_schema(project)
+    drop = ("PYTHONPATH", "NO_COLOR", "VIRTUAL_ENV", "ACP_SHARED")
+    clean = {k: v for k, v in os.environ.items() if k not in drop}
+    clean["PATH"] = f"{shims}{os.pathsep}{fresh_path()}"
+    if "corpus" in wanted:
+        clean["ACP_SHARED"] = str(corpus.SHARED)
     return project, clean
 
 
@@ -125,7 +191,7 @@ def check_precommit_config(text: str, project: Path, env: dict[str, str], where:
     path = project.parent / "pre-commit-config.yaml"
     path.write_text(text, encoding="utf-8")
     proc = subprocess.run(
-        ["pre-commit", "validate-config", str(path)],
+        [sys.executable, "-m", "pre_commit", "validate-config", str(path)],
         env=env,
         capture_output=True,
         text=True,
@@ -137,6 +203,7 @@ def check_precommit_config(text: str, project: Path, env: dict[str, str], where:
 def run_console(body: str, project: Path, env: dict[str, str], where: str) -> None:
     """A ``console`` block: its ``$ `` lines run in the corpus (``$ACP_SHARED``), and what
     follows them is their exact standard output."""
+    assert "ACP_SHARED" in env, f"{where}: the page's Before you start line names $ACP_SHARED"
     corpus.require()
     lines = body.splitlines(keepends=True)
     prompts = [ln for ln in lines if ln.startswith("$ ")]
@@ -145,7 +212,7 @@ def run_console(body: str, project: Path, env: dict[str, str], where: str) -> No
     proc = subprocess.run(
         ["bash", "-eo", "pipefail", "-c", "".join(ln[2:] for ln in prompts)],
         cwd=project,
-        env={**env, "ACP_SHARED": str(corpus.SHARED)},
+        env=env,
         capture_output=True,
         text=True,
         check=False,
@@ -177,10 +244,13 @@ def run_document(blocks_: list[Block], project: Path, env: dict[str, str], name:
                 compile(block.body, str(target), "exec")
             continue
         if block.lang in ("bash", "python"):
+            python = project / ".venv" / "bin" / "python"
+            if block.lang == "python":
+                assert python.exists(), f"{where}: a python block needs the page's .venv"
             argv = (
                 ["bash", "-eo", "pipefail", "-c", block.body]
                 if block.lang == "bash"
-                else ["python", "-"]
+                else [str(python), "-"]
             )
             proc = subprocess.run(
                 argv,
@@ -213,15 +283,21 @@ def run_document(blocks_: list[Block], project: Path, env: dict[str, str], name:
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=[d.name for d in DOCS])
-def test_document_blocks_run(doc: Path, checkout: Path, tmp_path: Path) -> None:
-    found = blocks(doc.read_text(encoding="utf-8"))
+def test_document_blocks_run(
+    doc: Path, checkout: Path, venvs: dict[str, Path], tmp_path: Path
+) -> None:
+    text = doc.read_text(encoding="utf-8")
+    found = blocks(text)
     assert found, f"{doc.name} has no code blocks"
-    project, env = sandbox(tmp_path, checkout)
-    if doc.name in OWN_VENV:
-        # `python` is the project's own environment once a block has made it.
-        env["PATH"] = f"{project / '.venv' / 'bin'}{os.pathsep}{env['PATH']}"
-    if doc.name in STAGING:
-        STAGING[doc.name](project)
+    wanted = needs(text)
+    runs = [b for b in found if b.lang in ("bash", "python", "console")]
+    assert not runs or BEFORE.search(text), (
+        f"{doc.name} runs commands but has no **Before you start:** line saying what the "
+        "reader must have"
+    )
+    if re.search(r"formatter = \"black\"|--formatter black", text):
+        assert "black" in wanted, f"{doc.name} uses black: say `pipx inject acp-codegen black`"
+    project, env = sandbox(tmp_path, checkout, wanted, venvs)
     run_document(found, project, env, doc.name)
 
 
@@ -257,17 +333,15 @@ def test_readme_quick_start(checkout: Path, tmp_path: Path) -> None:
     assert len(steps) <= MAX_QUICK_START_COMMANDS, steps
     assert any(".venv/bin/pip install" in step for step in steps)
     assert steps[0].startswith("pipx install"), "the generator is installed apart"
-    project, env = sandbox(tmp_path, checkout)
+    text = (REPO / "README.md").read_text(encoding="utf-8").split(QUICK_START, 1)[1]
+    wanted = needs(text.split("\n## ", 1)[0])
+    assert wanted == {"pipx", "checkout"}, wanted
+    project, env = sandbox(tmp_path, checkout, wanted)
     stage_quick_start(project)
-    # The quick start installs the generator with pipx and makes its own virtual
-    # environment: none of the other shims may leak in.
-    shims, env["PATH"] = env["PATH"].split(os.pathsep, 1)
+    # pipx puts the commands it installs in its bin folder, which the reader puts on PATH.
     tools = tmp_path / "pipx"
-    only_pipx = tmp_path / "pipx-shim"
-    only_pipx.mkdir()
-    (only_pipx / "pipx").symlink_to(Path(shims) / "pipx")
     env.update(PIPX_HOME=str(tools / "home"), PIPX_BIN_DIR=str(tools / "bin"))
-    env["PATH"] = os.pathsep.join((str(only_pipx), str(tools / "bin"), env["PATH"]))
+    env["PATH"] = os.pathsep.join((str(tools / "bin"), env["PATH"]))
     run_document(rest, project, env, "README.md")
     assert (tools / "bin" / "acp-codegen").exists()
     # Apart from the project: its environment has msgspec and no generator.
@@ -278,17 +352,26 @@ def test_readme_quick_start(checkout: Path, tmp_path: Path) -> None:
 
 
 def test_harness_catches_drift(tmp_path: Path) -> None:
-    """A wrong output, an output with nothing before it and an unknown block all fail."""
+    """A wrong output, an output with nothing before it, an unknown block, a python block
+    without the page's .venv and the corpus unasked for all fail."""
     doc = "```python\nprint('a', 1)\n```\n\n```text\na ...\n```\n"
+    # A python block runs with the project's .venv: there is none yet, then there is one.
+    with pytest.raises(AssertionError, match="needs the page's .venv"):
+        run_document(blocks(doc), tmp_path, dict(os.environ), "ok.md")
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "python").symlink_to(sys.executable)
     run_document(blocks(doc), tmp_path, dict(os.environ), "ok.md")
+    without_corpus = {k: v for k, v in os.environ.items() if k != "ACP_SHARED"}
     for bad in (
         "```python\nprint('a')\n```\n\n```text\nb\n```\n",
         "```text\na\n```\n",
         "```ruby\nputs 1\n```\n",
         "```bash\nfalse\n```\n",
+        # the corpus is there only for a page that names $ACP_SHARED
+        '```console\n$ cd "$ACP_SHARED/acp-schemas"\n$ ls MANIFEST.tsv\nMANIFEST.tsv\n```\n',
     ):
         with pytest.raises(AssertionError):
-            run_document(blocks(bad), tmp_path, dict(os.environ), "bad.md")
+            run_document(blocks(bad), tmp_path, without_corpus, "bad.md")
 
 
 def test_docs_name_the_pinned_msgspec() -> None:

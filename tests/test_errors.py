@@ -219,7 +219,9 @@ def test_pointer_names_the_node(tmp_path: Path) -> None:
         (["--schema", "{schema}", "--out", "o", "--package", "not valid"],
          "--package 'not valid' is not a dotted Python package name"),
         (["--schema", "{schema}", "--out", "o", "--package", "p", "--root", "Nope"],
-         "--root 'Nope' is not a definition"),
+         "--root 'Nope' is not a definition; the schema defines N, U"),
+        (["--schema", "{schema}", "--out", "o", "--package", "p", "--root", "u"],
+         "--root 'u' is not a definition; did you mean 'U'?"),
         (["--schema", "{dir}", "--out", "o", "--package", "p"], "is a directory"),
     ],
 )
