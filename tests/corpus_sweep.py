@@ -299,13 +299,13 @@ def sweep(
     files: list[str] | None = None,
     workers: int = 2,
     deadline_s: float = 600,
-    targets: Callable[[str], tuple[str, ...]] = lambda folder: ("msgspec",),
+    targets: Callable[[str], tuple[str, ...]] = lambda file: ("msgspec",),
 ) -> list[Outcome]:
     """Run the sweep over `files` (default: every schema revision) in `workers` processes,
-    generating each for the targets `targets` names for its folder; one outcome per
-    file and target, in file order."""
+    generating each for the targets `targets` names for it (``v1/...json``); one outcome
+    per file and target, in file order."""
     files = files if files is not None else [r.file for r in corpus.schemas()]
-    wanted = {f: targets(f.split("/", 1)[0]) for f in files}
+    wanted = {f: targets(f) for f in files}
     scratch = tempfile.mkdtemp(prefix="acp-sweep-")
     outcomes: dict[tuple[str, str], Outcome] = {}
     context = multiprocessing.get_context("spawn")
@@ -398,7 +398,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     started = time.perf_counter()
     chosen = tuple(args.target or ["msgspec"])
-    outcomes = sweep(files, args.workers, targets=lambda folder: chosen)
+    outcomes = sweep(files, args.workers, targets=lambda file: chosen)
     print(render(outcomes, time.perf_counter() - started))
     if args.json:
         args.json.write_text(json.dumps([asdict(o) for o in outcomes], indent=1), "utf-8")
