@@ -87,6 +87,9 @@ _TOUCHES = {
 }
 
 
+_WATCHED = frozenset({"open", "subprocess.Popen", *_TOUCHES})
+
+
 class HomeWatch:
     """What this process does to the real home folder: a write, or a child process
     started with it as HOME. Told by `sys.addaudithook`, so it sees only the suite's own
@@ -108,7 +111,7 @@ class HomeWatch:
         return inside and not any(full == a or full.startswith(a + os.sep) for a in self.allowed)
 
     def __call__(self, event: str, args: tuple[Any, ...]) -> None:
-        if not self.on:
+        if event not in _WATCHED or not self.on:  # every audit event comes here: be quick
             return
         if event == "open":
             if len(args) > 2 and isinstance(args[2], int) and args[2] & _WRITES and \

@@ -10,7 +10,7 @@ every target.
 
 The payloads: the spec-example table, the repair-table cases, two messages that once
 decoded differently first thing in a process, and mutations of valid payloads of the
-newest v1 and v2 schemas (`tests.mutations`): 150 of each by default,
+newest v1 and v2 schemas (`tests.mutations`): 50 of each by default,
 ``ACP_READING_MUTATIONS`` of each when set (CI sets 1,500).
 """
 
@@ -34,7 +34,7 @@ from tests.mutations import Mutator
 
 REPO = Path(__file__).resolve().parent.parent
 #: Mutated payloads per schema (CI's full run sets ``ACP_READING_MUTATIONS`` to 1,500).
-MUTATIONS = int(os.environ.get("ACP_READING_MUTATIONS", "150"))
+MUTATIONS = int(os.environ.get("ACP_READING_MUTATIONS", "50"))
 #: The v1 revision whose package once dropped a valid stdio server first thing in a process.
 AUGUST_V1 = "v1/2026-08-20_4effcc11_schema.json"
 #: The official Python SDK's golden ``session/new`` request: a stdio server with no `type`.

@@ -258,20 +258,16 @@ def number(value: float) -> str:
     return f"{value:,}" if isinstance(value, int) or float(value).is_integer() else str(value)
 
 
-def _int_ranges() -> dict[str, tuple[int, int]]:
-    ranges = {}
-    for name, (unsigned, bits) in INT_FORMAT_BITS.items():
-        ranges[name] = (0, 2**bits - 1) if unsigned else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
-    return ranges
+#: What each integer format holds, as the IR bounds it.
+INT_RANGES = {name: ir.Prim("int", name).value_range() for name in INT_FORMAT_BITS}
 
 
 def range_name(bounds: Bounds, fmt: str | None = None) -> str:
     """A value range by the integer format `fmt` that bounds it (``int64``), the same
     narrowed on one side (``uint32, at least 1``), else by its ends (``0 to 1``)."""
     low, high = bounds
-    ranges = _int_ranges()
-    fmt = fmt if fmt in ranges else None  # a float's "double" bounds nothing
-    first, last = ranges.get(fmt or "", (None, None))
+    fmt = fmt if fmt in INT_RANGES else None  # a float's "double" bounds nothing
+    first, last = INT_RANGES.get(fmt or "", (None, None))
     if fmt is not None and (low, high) == (first, last):
         return fmt
     if fmt is not None and high == last and low is not None:
