@@ -80,7 +80,7 @@ def test_breaking_entries_say_what_to_do() -> None:
     corpus.require()
     text = (GOLDEN / "v2-2026-10-19-to-2026-11-02.txt").read_text(encoding="utf-8")
     assert "construct Command(...) instead of AvailableCommand(...)" in text
-    assert "skipped, with a repair, in AvailableCommandsUpdate.available_commands" in text
+    assert "in AvailableCommandsUpdate.available_commands they are now skipped" in text
     assert "ResourceLink.size (size): range int64 -> uint64" in text
     assert text.count("ResourceLink.size (size)") == 1
     assert (

@@ -137,7 +137,8 @@ def field_fate(flags: tuple[str, ...]) -> Fate:
 
 def catchers(module: ir.Module) -> dict[str, tuple[str, ...]]:
     """For each definition, the lenient fields of `module` that catch a value of it that
-    does not decode: "skipped, with a repair, in Update.items"."""
+    does not decode, and what they make of it (`field_fate`): "in Update.items they are
+    now skipped, with a repair"."""
     found: dict[str, list[str]] = {}
     for node in module.defs:
         if not isinstance(node, ir.Struct):
@@ -145,14 +146,10 @@ def catchers(module: ir.Module) -> dict[str, tuple[str, ...]]:
         for f in node.fields:
             expr = canonical(f.type)
             expr = expr.inner if isinstance(expr, ir.Nullable) else expr
-            where = f"{node.name}.{f.attr}"
-            if isinstance(expr, ir.ListOf) and isinstance(expr.item, ir.Ref):
-                if "skip-invalid-items" in f.lenient_flags:
-                    found.setdefault(expr.item.name, []).append(
-                        f"skipped, with a repair, in {where}"
-                    )
-            elif isinstance(expr, ir.Ref) and "default-on-error" in f.lenient_flags:
-                found.setdefault(expr.name, []).append(f"replaced by the default in {where}")
+            where, ref = ("[]", expr.item) if isinstance(expr, ir.ListOf) else ("", expr)
+            fate = field_fate(f.lenient_flags)(where)
+            if isinstance(ref, ir.Ref) and fate != refused(where):
+                found.setdefault(ref.name, []).append(f"in {node.name}.{f.attr} they {fate}")
     return {name: tuple(sorted(set(places))) for name, places in found.items()}
 
 
@@ -246,7 +243,7 @@ class DefComparer:
             f"{', '.join(members)}; values without {tag!r} no longer decode"
         )
         places = self.caught.get(new.name, ())
-        return text + (f" (they are {'; '.join(places)})" if places else "")
+        return text + (f" ({'; '.join(places)})" if places else "")
 
     def doc(self, group: str, member: str, old: str, new: str, python: str = "") -> None:
         if self.docs and old.strip() != new.strip():
@@ -469,10 +466,10 @@ class DefComparer:
         gone = [v for v in before if v not in after]
         came = [v for v in after if v not in before]
         pairs = [(v, v) for v in before if v in after]
+        fallback = "now decodes as an unknown value" if new.open else "no longer decodes"
         for was, now in pair_by(
             gone, came, lambda v: before[v].const_name, lambda v: after[v].const_name
         ):
-            fallback = "now decodes as an unknown value" if new.open else "no longer decodes"
             message = f"value renamed from {was!r}: {was!r} {fallback}"
             const = f"{group}.{after[now].const_name}"
             self.emit("enum.value_renamed", group, str(now), str(was), str(now), message, const)
@@ -480,7 +477,6 @@ class DefComparer:
         for value in gone:
             const = before[value].const_name
             python = f"{group}.{const}"
-            fallback = "now decodes as an unknown value" if new.open else "no longer decodes"
             message = f"value removed: code that uses {python} breaks, and {value!r} {fallback}"
             self.emit("enum.value_removed", group, str(value), const, None, message, python)
         for value in came:
