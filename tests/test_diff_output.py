@@ -188,3 +188,29 @@ def test_verbose_diff_reports_timing_on_stderr() -> None:
     result = run("diff", *pair("enum_values"), "-v")
     assert result.exit_code == 0, result.output
     assert result.stderr.startswith("compared ") and " in " in result.stderr
+
+
+def test_the_fields_that_catch_a_refused_value_are_named_by_what_they_do() -> None:
+    """`catchers` says, per definition, which lenient field catches a value of it that no
+    longer decodes, and how: a list skipping its items, a list or a field falling back to
+    its default. A field with no flag, or a flag that does not apply, catches nothing."""
+    from acp_codegen import ir
+    from acp_codegen.diff.defs import catchers
+
+    def field(attr: str, type_: ir.TypeExpr, **flags: bool) -> ir.Field:
+        return ir.Field(attr, attr, type_, False, "", "", **flags)
+
+    item = ir.Ref("Item")
+    holder = ir.Struct("Holder", "", "", (
+        field("skips", ir.ListOf(item), skip_invalid_items=True),
+        field("defaults", ir.Nullable(ir.ListOf(item)), default_on_error=True),
+        field("one", item, default_on_error=True),
+        field("strict", ir.ListOf(item)),
+        field("null_only", item, default_on_null=True),
+    ))
+    module = ir.Module("s.json", "", "", (holder,), ())
+    assert catchers(module) == {"Item": (
+        "in Holder.defaults they now fall back to the field's default, with a repair",
+        "in Holder.one they now fall back to the field's default, with a repair",
+        "in Holder.skips they are now skipped, with a repair",
+    )}
