@@ -228,13 +228,21 @@ def strictest_chain(targets: Iterable[Target]) -> Target:
 
 def check_wire_names(module: ir.Module, targets: Iterable[Target]) -> None:
     """Refuse a property whose wire name holds characters some target's library cannot
-    hold in a field's wire name (`target.Target.wire_names`), on every target."""
+    hold in a field's wire name, or is a name a target keeps for itself
+    (`target.Target.wire_names`), on every target."""
     rules = sorted((t.name, t.wire_names) for t in targets if t.wire_names is not None)
     for node in module.defs:
         if not isinstance(node, ir.Struct):
             continue
         for field in node.fields:
             for name, rule in rules:
+                if field.wire in rule.reserved:
+                    raise SchemaError(
+                        f"property name {field.wire!r} is the name under which the {name} "
+                        "target keeps undeclared properties, so no target accepts it",
+                        field.pointer,
+                        module.source,
+                    )
                 if rule.refuses(field.wire):
                     raise SchemaError(
                         f"property name {field.wire!r} holds {rule.what}, which the {name} "

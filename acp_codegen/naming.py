@@ -87,7 +87,7 @@ class ApiNames:
 
 API = ApiNames()
 #: Re-exported from the copied runtime (see `target.RUNTIME_CONTRACT`).
-RUNTIME_API = ("UNSET", API.decode_error, "UnsetType")
+RUNTIME_API = ("NOTHING", "UNSET", API.decode_error, "UnsetType")
 #: ``codec``: always, then the decoders that exist when the schema has an update union
 #: and a notification.
 CODEC_API = (API.decode_error, API.repair, API.decode, API.encode, API.extra_fields)

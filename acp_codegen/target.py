@@ -30,6 +30,7 @@ from .views import View
 #: tests/test_runtime_contract.py checks both lists against the templates, the lowerings
 #: and each target's runtime.
 RUNTIME_CONTRACT = {
+    "NOTHING": "a repair's replacement where nothing took the value's place (public)",
     "UNSET": "the value of an omitted optional field (public)",
     "UnsetType": "its type (public)",
     "DecodeError": "the one exception decoding raises (public)",
@@ -72,6 +73,8 @@ class WireNames:
     chars: str
     #: The characters in words, for the error line (``a quote or a backslash``).
     what: str
+    #: Whole names the target keeps for itself.
+    reserved: tuple[str, ...] = ()
 
     def refuses(self, wire: str) -> bool:
         return re.search(self.chars, wire) is not None

@@ -30,7 +30,7 @@ MODES = ("fresh", "primed", "threads", "cold")
 
 def outcome(pkg: ModuleType, call: str, data: bytes) -> list[Any]:
     """What decoding `data` gave: the class, the bytes written back and every repair, or
-    the exception's type and text."""
+    the exception's type, text, and `DecodeError` kind and path."""
     repairs: list[Any] = []
     try:
         if call == "decode_update":
@@ -41,7 +41,8 @@ def outcome(pkg: ModuleType, call: str, data: bytes) -> list[Any]:
             value = pkg.decode(data, getattr(pkg.models, call), repairs)
         written = pkg.encode(value).decode("utf-8")
     except Exception as exc:  # (any exception is an outcome to compare)
-        return ["error", type(exc).__name__, str(exc)]
+        return ["error", type(exc).__name__, str(exc), getattr(exc, "kind", None),
+                getattr(exc, "path", None)]
     rows = [[r.path, r.action, repr(r.original), repr(r.replacement)] for r in repairs]
     return ["ok", type(value).__qualname__, written, rows]
 

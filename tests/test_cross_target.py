@@ -91,9 +91,11 @@ def _same_bytes(data: bytes) -> bytes:
 def _compared(pkg: Any, data: bytes, call: str = "decode_notification") -> tuple[Any, ...]:
     found = outcome(pkg, call, data)
     if found[0] == "error":
-        return ("error", found[1])
+        # (the exception's type, kind and path; its whole text, unless the parser's words)
+        _, name, text, kind, path = found
+        return ("error", name, kind, path, text if kind != "json" else "")
     _, cls, written, repairs = found
-    return ("ok", cls, _same_bytes(written.encode()), [r[:3] for r in repairs])
+    return ("ok", cls, _same_bytes(written.encode()), repairs)
 
 
 @pytest.mark.parametrize(("key", "keep"), [("v1", True), ("v2-unstable", True), ("v1", False)])
@@ -101,8 +103,8 @@ def test_targets_agree_on_mutated_payloads(make_package: GenerateFn, key: str,
                                            keep: bool) -> None:
     """The payload fuzz's mutations (flipped kinds, dropped and doubled keys, deep nesting,
     invalid UTF-8, a BOM...) of valid payloads, through all three targets: the same
-    outcome, class, bytes written back, repairs, and exception type; also in packages
-    that drop undeclared properties."""
+    outcome, class, bytes written back, repairs (replacements included), and exception
+    type and text; also in packages that drop undeclared properties."""
     corpus.require()
     path = corpus.newest(corpus.NEWEST[key])
     name = "cross_" + key.replace("-", "_") + ("" if keep else "_dropping")
@@ -142,7 +144,60 @@ def test_targets_share_one_nesting_limit(make_package: GenerateFn, where: str) -
     limit = {pkg._runtime.MAX_DEPTH for pkg in packages}
     assert limit == {200}
     for levels, expected in ((200, "ok"), (201, "error")):
-        # (a repair's replacement is the target's own unset: compared up to the original)
         outcomes = [_compared(pkg, _nested(levels, where), "decode_update") for pkg in packages]
         assert all(o == outcomes[0] for o in outcomes), (levels, outcomes)
         assert outcomes[0][0] == expected, outcomes[0]
+
+
+#: Hostile updates each target must read alike: undeclared keys no identifier can hold, and
+#: integers past a field's bounds (uint64's top past int64, a lenient field's, an item's).
+EDGE_UPDATES = [
+    '{"sessionUpdate":"session_info_update","title":"t","a\\u001ab":1}',
+    '{"sessionUpdate":"session_info_update","q\\"k":1,"b\\\\s":2,"n\\u0000l":3,"":4}',
+    '{"sessionUpdate":"session_info_update","_acp_extra":{"x":1},"message\\u005fid":5}',
+    '{"sessionUpdate":"usage_update","used":18446744073709551616,"size":3}',
+    '{"sessionUpdate":"usage_update","used":18446744073709551615,"size":3,"k\\n":[1]}',
+    '{"sessionUpdate":"usage_update","used":-1,"size":3}',
+    '{"sessionUpdate":"usage_update","used":1,"size":-18446744073709551617}',
+    '{"sessionUpdate":"agent_message_chunk","messageId":"m","content":{"type":"resource_link",'
+    '"name":"n","uri":"u","size":18446744073709551616}}',
+    '{"sessionUpdate":"agent_message_chunk","messageId":"m","content":{"type":"resource_link",'
+    '"name":"n","uri":"u","size":-1,"\\t":0}}',
+    '{"sessionUpdate":"tool_call_update","toolCallId":"t","locations":[{"path":"/a",'
+    '"line":4294967296}]}',
+    '{"sessionUpdate":"tool_call_update","toolCallId":"t","locations":[{"path":"/a",'
+    '"line":0}],"\\u2028":null}',
+]
+
+
+@pytest.mark.parametrize("key", ["v1", "v2"])
+def test_targets_agree_on_odd_keys_and_out_of_range_values(make_package: GenerateFn,
+                                                           key: str) -> None:
+    """Each hostile update, alone and in a notification: one class, the same bytes, the same
+    repairs (replacements included), or the same error, kind and path, on every target;
+    and every odd key is kept."""
+    corpus.require()
+    path = corpus.newest(corpus.NEWEST[key])
+    packages = {t: make_package(path, f"edges_{key}", target=t) for t in TARGETS}
+    for update in EDGE_UPDATES:
+        message = ('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s",'
+                   f'"update":{update}}}}}').encode()
+        for call, data in (("decode_update", update.encode()), ("decode_notification", message)):
+            outcomes = {t: _compared(pkg, data, call) for t, pkg in packages.items()}
+            assert len({repr(o) for o in outcomes.values()}) == 1, (data, outcomes)
+            found = outcomes[TARGETS[0]]
+            assert found[0] == "ok" or found[2] == "schema", found
+            if found[0] == "ok":
+                written = found[2].decode()
+                for name in _odd_keys(json.loads(update)):
+                    assert json.dumps(name, ensure_ascii=False) + ":" in written, (name, found)
+
+
+def _odd_keys(value: Any) -> list[str]:
+    """The keys in `value`, at any depth, that no Python identifier could spell."""
+    if isinstance(value, list):
+        return [k for item in value for k in _odd_keys(item)]
+    if not isinstance(value, dict):
+        return []
+    found = [k for k in value if not k.isidentifier()]
+    return found + [k for item in value.values() for k in _odd_keys(item)]

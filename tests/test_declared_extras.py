@@ -1,12 +1,9 @@
 """Undeclared properties: kept, in arrival order, through every way a value is copied.
 
-On every target a decoded object keeps the properties its schema does not declare, and
-they take part in ``==``, ``copy``, ``deepcopy``, the library's own ``replace`` and
-pickling. On msgspec such an object is of a subclass of its class that declares them
-(`_extras.declaring`), kept in a table bounded in classes and in name length: a class
-made again after the table emptied is another object, and changes nothing that shows.
-A property whose name msgspec could not write back (a quote, a backslash, a control
-character) is dropped on every target, with a repair.
+On every target a decoded object is of its declared class and keeps the properties its
+schema does not declare, whatever their names, and they take part in ``==``, ``copy``,
+``deepcopy``, the library's own ``replace`` and pickling. On msgspec they live in one
+more field every such struct declares (`_extras.EXTRA`).
 """
 
 from __future__ import annotations
@@ -77,54 +74,75 @@ def test_undeclared_values_take_part_in_equality(make_package: GenerateFn, targe
     assert one != plain and plain != one
 
 
-def test_unwritable_names_are_dropped_with_a_repair(make_package: GenerateFn, target: str) -> None:
-    pkg = _v1(make_package, "extras_unfit", target)
-    update = {**TOOL, 'a"quote': 1, "back\\slash": 2, "tab\there": 3, "fine": 4}
+#: Names JSON can spell that no Python identifier could hold, a NUL included.
+ODD = {'a"quote': 1, "back\\slash": 2, "tab\there": 3, "a\u001ab": 4, "nul\u0000": 5,
+       "line\nbreak": 6, "\u2028": 7, "": 8, "_acp_extra": {"n": 1}, "fine": 9}
+
+
+@pytest.mark.parametrize("call", ["decode_update", "decode_notification", "decode"])
+def test_any_name_is_kept_and_written_back_byte_for_byte(make_package: GenerateFn, target: str,
+                                                          call: str) -> None:
+    """Undeclared properties with any name, on every decoding path: kept without a repair,
+    in arrival order, and written back as the bytes that spelled them (after the declared
+    properties, as every target writes them)."""
+    pkg = _v1(make_package, "extras_odd", target)
+    update = {**TOOL, **ODD}
     repairs: list[Any] = []
-    decoded = pkg.decode_update(json.dumps(update).encode(), repairs)
-    assert pkg.extra_fields(decoded) == {"fine": 4}
-    assert [(r.path, r.action, r.original) for r in repairs] == [
-        ('$.a"quote', "dropped", 1), ("$.back\\slash", "dropped", 2), ("$.tab\there", "dropped", 3)]
+    if call == "decode_update":
+        decoded = pkg.decode_update(json.dumps(update).encode(), repairs)
+    elif call == "decode":
+        decoded = pkg.decode(json.dumps(update).encode(), pkg.ToolCallUpdate, repairs)
+    else:
+        decoded = pkg.decode_notification(_message(update), repairs).update
+    assert repairs == []
+    assert type(decoded) is pkg.ToolCallUpdate
+    assert list(pkg.extra_fields(decoded).items()) == list(ODD.items())
+    written = pkg.encode(decoded)
+    assert written == json.dumps(update, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def test_a_class_made_again_changes_nothing(make_package: GenerateFn) -> None:
-    """msgspec: emptying the table of declaring classes (as filling it does) makes the next
-    decode build its class again: another object, with the same name, fields, repr, value
-    and bytes, equal to what was decoded before, and pickled values load either way."""
-    pkg = _v1(make_package, "extras_again")
-    update = {**TOOL, **EXTRA}
-    before = pkg.decode_update(json.dumps(update).encode())
-    pickled = pickle.dumps(before)
-    pkg._extras._MADE._items.clear()
-    after = pkg.decode_update(json.dumps(update).encode())
-    assert type(after) is not type(before)
-    assert repr(after) == repr(before) and type(after).__name__ == type(before).__name__
-    assert after == before and before == after
-    assert pkg.encode(after) == pkg.encode(before)
-    assert pickle.loads(pickled) == after
-    assert isinstance(after, pkg.ToolCallUpdate)
+def test_a_key_written_with_escapes_is_read_as_it_spells(make_package: GenerateFn,
+                                                          target: str) -> None:
+    """A key spelled with escapes is the name it decodes to: an undeclared property even
+    when it spells a field's attribute name (``message\\u005fid`` is ``message_id``), and
+    a declared one when it spells a wire name."""
+    pkg = _v1(make_package, "extras_escaped", target)
+    head = b'{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"},'
+    decoded = pkg.decode_update(head + b'"message\\u005fid":"x","\\u0041":1}')
+    assert pkg.extra_fields(decoded) == {"message_id": "x", "A": 1}
+    assert pkg.encode(decoded).endswith(b'"message_id":"x","A":1}')
+    spelled = pkg.decode_update(head + b'"session\\u0055pdate":"agent_message_chunk"}')
+    assert pkg.extra_fields(spelled) == {}
 
 
-def test_ever_new_names_cost_bounded_memory(make_package: GenerateFn) -> None:
-    """A stream of messages each with a new undeclared property name, some of them long:
-    the table of declaring classes stays within its bounds, and every message keeps its
-    property."""
-    pkg = _v1(make_package, "extras_flood")
-    table = pkg._extras._MADE
-    for n in range(3000):
-        name = f"p{n}" + ("x" * 4000 if n % 7 == 0 else "")
-        decoded = pkg.decode_update(json.dumps({**TOOL, name: n}).encode())
-        assert pkg.extra_fields(decoded) == {name: n}
-        assert len(table._items) <= table._entries and table._cost <= table._size
+def test_the_declared_class_carries_the_extras(make_package: GenerateFn, target: str) -> None:
+    """Two decodes with different undeclared properties give objects of the declared class
+    itself; the repr shows each property under its wire name."""
+    pkg = _v1(make_package, "extras_class", target)
+    one = pkg.decode_update(json.dumps({**TOOL, "acmeNote": 1}).encode())
+    two = pkg.decode_update(json.dumps({**TOOL, "x-other": [1], "a b": 2}).encode())
+    bare = pkg.decode_update(json.dumps(TOOL).encode())
+    assert type(one) is type(two) is type(bare) is pkg.ToolCallUpdate
+    assert "acmeNote" in repr(one) and "x-other" in repr(two) and "a b" in repr(two)
+    assert "undeclared" not in repr(one) and "acmeNote" not in repr(bare)
 
 
-def test_a_declaring_class_built_by_hand(make_package: GenerateFn) -> None:
-    """An instance of a declaring class made without its undeclared properties has none."""
-    pkg = _v1(make_package, "extras_by_hand")
-    cls = type(pkg.decode_update(json.dumps({**TOOL, "acmeNote": 1}).encode()))
-    bare = cls(tool_call_id="t")
+def test_an_object_built_by_hand_has_no_extras(make_package: GenerateFn, target: str) -> None:
+    pkg = _v1(make_package, "extras_by_hand", target)
+    bare = pkg.ToolCallUpdate(tool_call_id="t")
     assert pkg.extra_fields(bare) == {}
     assert json.loads(pkg.encode(bare)) == {"sessionUpdate": "tool_call_update", "toolCallId": "t"}
+
+
+def test_msgspec_refuses_extras_that_shadow_a_declared_name(make_package: GenerateFn) -> None:
+    """msgspec keeps undeclared properties in a field of its own (`_extras.EXTRA`); one
+    put there by hand under a declared property's wire name is refused at encode, never
+    written twice."""
+    pkg = _v1(make_package, "extras_shadow")
+    assert pkg._extras.EXTRA == "_acp_extra"
+    shadow = pkg.ToolCallUpdate(tool_call_id="t", _acp_extra=pkg._runtime.Extras(toolCallId="u"))
+    with pytest.raises(TypeError, match="toolCallId"):
+        pkg.encode(shadow)
 
 
 @pytest.mark.parametrize("where", ["update", "content item", "params"])

@@ -149,3 +149,20 @@ def test_many_faults_in_one_message(make_package: GenerateFn, target: str, what:
 
     small, large = _best(decode(125)), _best(decode(1_000))
     assert large / small < RATIO, (small, large)
+
+
+@pytest.mark.parametrize("escape", ["\\n", '\\"', "\\u0041"])
+def test_text_full_of_escapes(make_package: GenerateFn, target: str, escape: str) -> None:
+    """A message whose text holds thousands of escapes (newlines, quotes): reading it, keys
+    written with an escape looked for on the way, costs in proportion to its length."""
+    pkg = make_package(OWN_SCHEMA, "linear_escapes", target=target)
+
+    def message(n: int) -> bytes:
+        text = ("ab" + escape) * n
+        return ('{"sessionUpdate":"agent_message_chunk","messageId":"m","content":'
+                '{"type":"text","text":"' + text + '"}}').encode()
+
+    small, large = message(4000), message(32000)
+    assert pkg.decode_update(small).content.text.startswith("ab")
+    ratio = _best(lambda: pkg.decode_update(large)) / _best(lambda: pkg.decode_update(small))
+    assert ratio < RATIO, ratio

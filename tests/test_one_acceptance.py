@@ -65,6 +65,12 @@ ROWS = [
         "control character, which the msgspec target cannot use as a wire name, so no target "
         "accepts it",
     ),
+    Row(
+        "wire-name-the-msgspec-extras-field",
+        with_defs(A={"type": "object", "properties": {"_acp_extra": {}}}),
+        "/$defs/A/properties/_acp_extra: property name '_acp_extra' is the name under which "
+        "the msgspec target keeps undeclared properties, so no target accepts it",
+    ),
     Row("chain-at-the-shortest-limit", ref_chain_document(SHORTEST.max_model_chain - 1), ACCEPTED),
     Row("tag-meets-field", _tag_meets_field(), ACCEPTED),
     Row(

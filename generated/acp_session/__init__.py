@@ -10,7 +10,7 @@ explicit JSON nulls as `None`. Runs on Python 3.10 and newer.
 import importlib
 import typing
 
-from ._runtime import UNSET, DecodeError, UnsetType
+from ._runtime import NOTHING, UNSET, DecodeError, UnsetType
 from .codec import (
     Repair,
     decode,
@@ -181,6 +181,7 @@ __all__ = [
     "DIFF_CHANGE_VARIANTS",
     "IDLE_STATE_UPDATE_VARIANTS",
     "METHODS",
+    "NOTHING",
     "PLAN_UPDATE_CONTENT_VARIANTS",
     "SESSION_CONFIG_OPTION_VARIANTS",
     "SESSION_UPDATE_VARIANTS",

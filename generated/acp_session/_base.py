@@ -29,13 +29,18 @@ SHORT = 2 * MAX_DEPTH + 1
 class DecodeError(ValueError):
     """A payload does not match the schema.
 
-    `path` locates the offending value in the payload, as in ``$.update.content``.
+    `path` locates the offending value in the payload, as in ``$.update.content`` (empty
+    for text that is not JSON). `kind` says what failed, alike on every target:
+    ``"json"`` (the text is not JSON this package can write back: malformed, not
+    Unicode, NaN...; the parser's own words follow), ``"depth"`` (it nests past
+    `MAX_DEPTH`) or ``"schema"`` (a value does not fit; worded alike on every target).
     """
 
     def __init__(self, message: str, path: str = "$") -> None:
         super().__init__(f"{message} - at `{path}`" if path else message)
         self.message = message
         self.path = path
+        self.kind = "json" if not path else "depth" if "nests too deeply" in message else "schema"
 
 
 class Method(NamedTuple):
@@ -199,6 +204,22 @@ class TaggedUnion:
             if isinstance(meta, TaggedUnion):
                 return meta
         return None
+
+
+def out_of_bounds(value: Any, op: str, bound: Any) -> str:
+    """The one wording, on every target, of a number past a bound (`op` is ``>=``, ``>``,
+    ``<=`` or ``<``): msgspec's, which states an integer's exclusive bound as the inclusive
+    one next to it and a float's bound as a float."""
+    if type(value) is int and type(bound) is int and op in (">", "<"):
+        op, bound = (">=", bound + 1) if op == ">" else ("<=", bound - 1)
+    elif type(value) is float:
+        bound = float(bound)
+    return f"Expected `{json_type(value)}` {op} {bound!r}"
+
+
+def bad_length(value: Any, op: str, length: int) -> str:
+    """The one wording of a string, array or object whose length is past a bound."""
+    return f"Expected `{json_type(value)}` of length {op} {length}"
 
 
 def json_type(obj: Any) -> str:

@@ -16,17 +16,24 @@ import re
 import types
 import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 from msgspec import UNSET
 
-from ._base import Bounded, TaggedUnion, UnknownVariant, json_type
-from ._extras import declaring
+from ._base import (
+    Bounded,
+    TaggedUnion,
+    UnknownVariant,
+    bad_length,
+    json_type,
+    out_of_bounds,
+)
+from ._extras import EXTRA, Extras
 from ._read import MISS, Field, Leaves, Readers, leniency
 from ._unions import ShapeUnion, union_spec
 
-__all__ = ["READERS", "dec_hook", "enc_hook", "error_path"]
+__all__ = ["READERS", "IntRange", "dec_hook", "enc_hook", "error_path"]
 
 
 def dec_hook(tp: type[Any], obj: Any) -> Any:
@@ -37,6 +44,8 @@ def dec_hook(tp: type[Any], obj: Any) -> Any:
             return READERS.convert(obj, tp, strict=True)
         except ValueError as exc:
             raise ValueError(getattr(exc, "message", str(exc))) from None
+    if tp is Extras:  # (a payload property named like the field: an undeclared one)
+        raise ValueError(f"`{EXTRA}` is read as an undeclared property")
     raise NotImplementedError(f"no decoder for {tp!r}")
 
 
@@ -45,6 +54,23 @@ def enc_hook(obj: Any) -> Any:
     if isinstance(obj, UnknownVariant):
         return obj.raw
     raise TypeError(f"cannot encode {type(obj).__name__}")
+
+
+class IntRange(NamedTuple):
+    """Bounds of an integer that lie past int64, which ``msgspec.Meta`` cannot hold (the
+    top of ``uint64``), in the ``Annotated`` metadata of its type. Strict decoding checks
+    them in the struct's ``__post_init__``, the lenient pass at the value itself."""
+
+    low: int | None
+    high: int | None
+
+    def check(self, value: Any) -> None:
+        if type(value) is not int:
+            return
+        if self.low is not None and value < self.low:
+            raise ValueError(out_of_bounds(value, ">=", self.low))
+        if self.high is not None and value > self.high:
+            raise ValueError(out_of_bounds(value, "<=", self.high))
 
 
 #: One step of the path in a msgspec error: ``.name`` or ``[3]``.
@@ -78,6 +104,8 @@ class MsgspecLeaves(Leaves):
             return None
         out = []
         for info in msgspec.structs.fields(tp):
+            if info.name == EXTRA:
+                continue
             flags = leniency(info.type)
             out.append(Field(info.name, info.encode_name, info.type, info.required, *flags))
         return tuple(out)
@@ -90,25 +118,20 @@ class MsgspecLeaves(Leaves):
         return bool(cls.__struct_config__.forbid_unknown_fields)
 
     def kept(self, cls: Any, obj: Any, names: tuple[str, ...]) -> Any:
-        if _hooked(cls):
-            return MISS
-        made = declaring(cls, names)
-        decode = _KEPT.get(made)
-        if decode is None:
-            decode = msgspec.json.Decoder(made, dec_hook=dec_hook).decode
-            _KEPT.put(made, decode)
-        try:
-            return decode(_ENCODE(obj))
-        except msgspec.ValidationError:
-            return MISS
+        strict = _KEPT.get(cls)
+        if strict is None:
+            strict = self.strict(cls) or (lambda obj: MISS)
+            _KEPT.put(cls, strict)
+        undeclared = set(names)
+        inner = strict({k: v for k, v in obj.items() if k not in undeclared})
+        if inner is not MISS:
+            msgspec.structs.force_setattr(inner, EXTRA, Extras((k, obj[k]) for k in names))
+        return inner
 
     def build(self, cls: Any, values: dict[str, Any], extra: dict[str, Any] | None) -> Any:
-        if not extra:
-            return cls(**values)
-        made = declaring(cls, tuple(extra))
-        for attr, wire in made.__acp_undeclared__:
-            values[attr] = extra[wire]
-        return made(**values)
+        if extra:
+            values[EXTRA] = Extras(extra)
+        return cls(**values)
 
     def tagged(self, tp: Any) -> TaggedUnion | None:
         return union_spec(tp)
@@ -131,13 +154,9 @@ class MsgspecLeaves(Leaves):
         def check(value: Any) -> None:
             for meta in constraints:
                 if meta.min_length is not None and len(value) < meta.min_length:
-                    raise ValueError(
-                        f"Expected `{json_type(value)}` of length >= {meta.min_length}"
-                    )
+                    raise ValueError(bad_length(value, ">=", meta.min_length))
                 if meta.max_length is not None and len(value) > meta.max_length:
-                    raise ValueError(
-                        f"Expected `{json_type(value)}` of length <= {meta.max_length}"
-                    )
+                    raise ValueError(bad_length(value, "<=", meta.max_length))
 
         return (base, check)
 
@@ -148,7 +167,17 @@ class MsgspecLeaves(Leaves):
             return tp  # type: ignore[no-any-return]
         if isinstance(tp, type) and issubclass(tp, enum.Enum):
             return _enum(tp)
-        return _strictly(tp)
+        convert = _strictly(tp)
+        ranges = [m for m in getattr(tp, "__metadata__", ()) if isinstance(m, IntRange)]
+        if not ranges:
+            return convert
+
+        def bounded(obj: Any) -> Any:
+            value = convert(obj)
+            ranges[0].check(value)
+            return value
+
+        return bounded
 
     def strict(self, tp: Any) -> Callable[[Any], Any] | None:
         if _hooked(tp):
@@ -238,7 +267,7 @@ def _strictly(tp: Any) -> Callable[[Any], Any]:
 
 
 _ENCODE = msgspec.json.Encoder(enc_hook=enc_hook).encode
-#: declaring class (see `_extras.declaring`) -> its strict decoder
+#: model class -> its strict converter (`MsgspecLeaves.strict`), for `MsgspecLeaves.kept`
 _KEPT = Bounded(entries=1024, size=1024)
 #: type -> whether its strict decoding reaches a shape union (`_hooked`)
 _HOOKED = Bounded(entries=4096, size=4096)

@@ -30,12 +30,8 @@ Factory = Callable[["SessionState"], Handler]
 
 
 def compile_rules(rules: Rules) -> dict[type[Any], Factory]:
-    """One specialised handler factory per update class, built once per generated subclass.
-
-    Entity and snapshot handlers are compiled from source with the rule's attribute
-    names written in (``update.message_id`` rather than an ``attrgetter``), so applying
-    a streamed chunk is one call with a handful of dict and list operations.
-    """
+    """One handler factory per update class (see the module's docstring), built once per
+    generated subclass."""
     factories: dict[type[Any], Factory] = {}
     for cls, entity_rule in rules.entities.items():
         factories[cls] = _entity_factory(entity_rule, rules)

@@ -27,7 +27,7 @@ it, and untagged unions remember each (node, member) they tried.
 
 from __future__ import annotations
 
-import re
+import enum
 import threading
 import types
 import typing
@@ -49,13 +49,27 @@ At = tuple[Any, str | int] | None
 Read = Callable[[Any, At, "_Ctx"], Any]
 
 
+class _Nothing(enum.Enum):
+    """The type of `NOTHING`, the same in every target's package."""
+
+    NOTHING = "NOTHING"
+
+    def __repr__(self) -> str:
+        return "NOTHING"
+
+
+#: A repair's `replacement` where nothing replaced the value (the package exports it): never
+#: read as a value (``None`` is JSON's null) or as one library's unset marker.
+NOTHING = _Nothing.NOTHING
+
+
 class Repair(NamedTuple):
     """One change leniency made while decoding a message.
 
     `path` is the JSON path of the value (``$.update.entries[2]``); `action` is
-    ``"defaulted"`` (the value was replaced by its fallback, `replacement`), ``"skipped"``
-    (an array item was dropped) or ``"dropped"`` (an undeclared property whose name
-    cannot be written back was left out); `original` is the value as it arrived.
+    ``"defaulted"`` (the value was replaced by its fallback, `replacement`, or left out) or
+    ``"skipped"`` (an array item was dropped); `original` is the value as it arrived.
+    Where nothing took the value's place, `replacement` is `NOTHING`.
     """
 
     path: str
@@ -246,11 +260,6 @@ def _hinted(obj: Any, segments: Iterable[str | int]) -> set[int]:
     return found
 
 
-#: What an undeclared property's name may not hold for any target to keep it: msgspec
-#: cannot write such a name back, and every target reads a payload alike.
-_UNFIT_KEY = re.compile(r'["\\\x00-\x1f]')
-
-
 class Readers:
     """The lenient pass for one target: a reader per type, made on first use."""
 
@@ -365,12 +374,10 @@ class Readers:
             if keep and not declared.issuperset(obj):
                 # With its undeclared properties kept, the object may still read strictly,
                 # at once: to the value the walk below would make of it.
-                names = tuple(k for k in obj if k not in declared)
-                if _UNFIT_KEY.search("".join(names)) is None:
-                    inner = kept(cls, obj, names)
-                    if inner is not MISS:
-                        ctx.kept += 1
-                        return inner
+                inner = kept(cls, obj, tuple(k for k in obj if k not in declared))
+                if inner is not MISS:
+                    ctx.kept += 1
+                    return inner
             values: dict[str, Any] = {}
             extra: dict[str, Any] | None = None
             for key, value in obj.items():
@@ -383,11 +390,8 @@ class Readers:
                     if value != tag_value or type(value) is not str:
                         raise _Fail(f"Invalid value {value!r}", (at, key))
                 elif keep:
-                    if _UNFIT_KEY.search(key) is None:
-                        extra = {} if extra is None else extra
-                        extra[key] = value
-                    else:
-                        ctx.repair((at, key), "dropped", value, None)
+                    extra = {} if extra is None else extra
+                    extra[key] = value
             for wire in required:
                 if wire not in obj:
                     raise _Fail(f"Object missing required field `{wire}`", at)
@@ -554,7 +558,7 @@ def _list(item: Read, skip: bool) -> Read:
             except _Fail:
                 del ctx.repairs[repairs:]
                 ctx.kept = kept
-                ctx.repair((at, i), "skipped", value, None)
+                ctx.repair((at, i), "skipped", value, NOTHING)
         return out
 
     return read
@@ -579,9 +583,10 @@ def _lenient(inner: Read, fallback: Any, unset: Any) -> Read:
         except _Fail:
             del ctx.repairs[repairs:]
             ctx.kept = kept
-        ctx.repair(at, "defaulted", obj, fallback)
         if fallback is unset:
+            ctx.repair(at, "defaulted", obj, NOTHING)
             return _DROP
+        ctx.repair(at, "defaulted", obj, fallback)
         return inner(_copy(fallback), at, ctx)
 
     return read

@@ -32,10 +32,11 @@ from ._base import (
     check_depth,
     check_text,
 )
-from ._convert import READERS, dec_hook, enc_hook, error_path
-from ._extras import extra_fields
+from ._convert import READERS, IntRange, dec_hook, enc_hook, error_path
+from ._extras import MARK, Extras, extra_fields, plain
 from ._read import (
     MISS,
+    NOTHING,
     Repair,
     is_request,
     lenient,
@@ -46,12 +47,16 @@ from ._read import (
 from ._unions import ShapeUnion, TaggedUnion, shape_union, tagged_union
 
 __all__ = [
+    "MARK",
     "MAX_DEPTH",
     "MISS",
+    "NOTHING",
     "SHORT",
     "UNSET",
     "DecodeError",
+    "Extras",
     "Handler",
+    "IntRange",
     "Method",
     "Number",
     "OpenIntEnum",
@@ -75,6 +80,7 @@ __all__ = [
     "lenient",
     "lenient_notification",
     "null_empty",
+    "plain",
     "shape_union",
     "skip_invalid",
     "tagged_union",
@@ -176,15 +182,13 @@ def check_ints(obj: Any, bounds: tuple[tuple[str, int | None, int | None], ...])
     lies outside its (low, high) bounds: those past int64, which ``msgspec.Meta`` cannot
     hold, so every target reads a ``uint64`` alike."""
     for attr, low, high in bounds:
+        check = IntRange(low, high).check
         pending = [getattr(obj, attr)]
         while pending:
             value = pending.pop()
-            if type(value) is int:
-                if low is not None and value < low:
-                    raise ValueError(f"Expected `int` >= {low}")
-                if high is not None and value > high:
-                    raise ValueError(f"Expected `int` <= {high}")
-            elif type(value) is list:
+            if type(value) is list:
                 pending += value
             elif type(value) is dict:
                 pending += value.values()
+            else:
+                check(value)

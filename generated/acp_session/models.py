@@ -315,6 +315,7 @@ class AddDiffChange(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="operation",
     tag="add",
 ):
@@ -335,6 +336,8 @@ class AddDiffChange(
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
     path: AbsolutePath
     """The affected file."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class AgentMessage(
@@ -342,6 +345,7 @@ class AgentMessage(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="agent_message",
 ):
@@ -362,6 +366,8 @@ class AgentMessage(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class AgentMessageChunk(
@@ -369,6 +375,7 @@ class AgentMessageChunk(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="agent_message_chunk",
 ):
@@ -383,6 +390,8 @@ class AgentMessageChunk(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata that belongs to this one chunk. It is never merged into the entity's stored metadata. Leaving it out and `null` both mean the chunk has none."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class AgentThought(
@@ -390,6 +399,7 @@ class AgentThought(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="agent_thought",
 ):
@@ -410,6 +420,8 @@ class AgentThought(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class AgentThoughtChunk(
@@ -417,6 +429,7 @@ class AgentThoughtChunk(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="agent_thought_chunk",
 ):
@@ -431,9 +444,13 @@ class AgentThoughtChunk(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata that belongs to this one chunk. It is never merged into the entity's stored metadata. Leaving it out and `null` both mean the chunk has none."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class Annotations(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class Annotations(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """Optional hints that help the receiver decide how to show or route a piece of content."""
 
     audience: (
@@ -462,6 +479,8 @@ class Annotations(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class AudioContent(
@@ -469,6 +488,7 @@ class AudioContent(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="type",
     tag="audio",
 ):
@@ -487,6 +507,8 @@ class AudioContent(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class AvailableCommandsUpdate(
@@ -494,6 +516,7 @@ class AvailableCommandsUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="available_commands_update",
 ):
@@ -508,6 +531,8 @@ class AvailableCommandsUpdate(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class BackgroundSubagent(
@@ -515,6 +540,7 @@ class BackgroundSubagent(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="type",
     tag="subagent",
 ):
@@ -527,6 +553,8 @@ class BackgroundSubagent(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class BackgroundTerminal(
@@ -534,6 +562,7 @@ class BackgroundTerminal(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="type",
     tag="terminal",
 ):
@@ -546,6 +575,8 @@ class BackgroundTerminal(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class BackgroundToolCall(
@@ -553,6 +584,7 @@ class BackgroundToolCall(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="type",
     tag="tool_call",
 ):
@@ -565,9 +597,13 @@ class BackgroundToolCall(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class BlobResourceContents(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class BlobResourceContents(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """Embedded resource contents that are binary."""
 
     blob: str
@@ -583,6 +619,8 @@ class BlobResourceContents(msgspec.Struct, kw_only=True, gc=False, forbid_unknow
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class CancelledIdleStateUpdate(
@@ -590,6 +628,7 @@ class CancelledIdleStateUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="stopReason",
     tag="cancelled",
 ):
@@ -613,6 +652,8 @@ class CancelledIdleStateUpdate(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class Command(
@@ -620,6 +661,7 @@ class Command(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="type",
     tag="command",
 ):
@@ -639,6 +681,8 @@ class Command(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class CompactionSummaryChunk(
@@ -646,6 +690,7 @@ class CompactionSummaryChunk(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="compaction_summary_chunk",
 ):
@@ -660,6 +705,8 @@ class CompactionSummaryChunk(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata that belongs to this one chunk. It is never merged into the entity's stored metadata. Leaving it out and `null` both mean the chunk has none."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class CompactionUpdate(
@@ -667,6 +714,7 @@ class CompactionUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="compaction_update",
 ):
@@ -693,6 +741,8 @@ class CompactionUpdate(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class ConfigOptionUpdate(
@@ -700,6 +750,7 @@ class ConfigOptionUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="config_option_update",
 ):
@@ -714,6 +765,8 @@ class ConfigOptionUpdate(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class Content(
@@ -721,6 +774,7 @@ class Content(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="type",
     tag="content",
 ):
@@ -733,9 +787,13 @@ class Content(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class ContentChunk(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class ContentChunk(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """One content block appended to a message of the kind named by the update's tag. A chunk for an ID not seen before creates that message with no content and then appends."""
 
     message_id: MessageId = msgspec.field(name="messageId")
@@ -747,6 +805,8 @@ class ContentChunk(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata that belongs to this one chunk. It is never merged into the entity's stored metadata. Leaving it out and `null` both mean the chunk has none."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class CopyDiffChange(
@@ -754,6 +814,7 @@ class CopyDiffChange(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="operation",
     tag="copy",
 ):
@@ -776,9 +837,13 @@ class CopyDiffChange(
     """Where the file was before."""
     path: AbsolutePath
     """Where the file is afterwards."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class Cost(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class Cost(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """Money or credits the session has used so far, in total."""
 
     amount: _rt.Number
@@ -790,6 +855,8 @@ class Cost(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class DeleteDiffChange(
@@ -797,6 +864,7 @@ class DeleteDiffChange(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="operation",
     tag="delete",
 ):
@@ -817,10 +885,18 @@ class DeleteDiffChange(
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
     path: AbsolutePath
     """The affected file."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class Diff(
-    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="type", tag="diff"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    repr_omit_defaults=True,
+    tag_field="type",
+    tag="diff",
 ):
     """File changes a tool call made. `changes` is the authoritative list of affected paths and operations; `patch`, when given, is renderable text that must agree with it. Clients must cope without `patch`."""
 
@@ -835,9 +911,13 @@ class Diff(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class DiffPatch(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class DiffPatch(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """Patch text the Client can render, together with its format."""
 
     format: DiffPatchFormat
@@ -849,22 +929,32 @@ class DiffPatch(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=Tr
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class DiffPathChange(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class DiffPathChange(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """Path information for an add, delete or modify change."""
 
     path: AbsolutePath
     """The affected file."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class DiffPathPairChange(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class DiffPathPairChange(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """Path information for a move or copy change."""
 
     old_path: AbsolutePath = msgspec.field(name="oldPath")
     """Where the file was before."""
     path: AbsolutePath
     """Where the file is afterwards."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class EmbeddedResource(
@@ -872,6 +962,7 @@ class EmbeddedResource(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="type",
     tag="resource",
 ):
@@ -888,6 +979,8 @@ class EmbeddedResource(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class EndTurnIdleStateUpdate(
@@ -895,6 +988,7 @@ class EndTurnIdleStateUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="stopReason",
     tag="end_turn",
 ):
@@ -918,9 +1012,13 @@ class EndTurnIdleStateUpdate(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class Error(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class Error(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """A JSON-RPC style error object: a code, a short message and optional extra data."""
 
     code: ErrorCode
@@ -931,6 +1029,8 @@ class Error(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
         msgspec.UNSET
     )
     """Further detail the sender chose to attach. A few codes give it a defined shape (`-32022`, and `-32002` for a session that does not exist); any other JSON value is allowed too. Left out or `null`: no detail."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class ErrorStopReason(
@@ -938,6 +1038,7 @@ class ErrorStopReason(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="stopReason",
     tag="error",
 ):
@@ -965,9 +1066,13 @@ class ErrorStopReason(
         msgspec.UNSET
     )
     """The failure that ended the work, as a JSON-RPC error object. Agents should send it; left out or `null` means no details were given."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class Icon(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class Icon(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """An icon a user interface can show, optionally with the sizes it suits."""
 
     src: str
@@ -992,6 +1097,8 @@ class Icon(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class ImageContent(
@@ -999,6 +1106,7 @@ class ImageContent(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="type",
     tag="image",
 ):
@@ -1021,6 +1129,8 @@ class ImageContent(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class MaxTokensIdleStateUpdate(
@@ -1028,6 +1138,7 @@ class MaxTokensIdleStateUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="stopReason",
     tag="max_tokens",
 ):
@@ -1051,6 +1162,8 @@ class MaxTokensIdleStateUpdate(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class MaxTurnRequestsIdleStateUpdate(
@@ -1058,6 +1171,7 @@ class MaxTurnRequestsIdleStateUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="stopReason",
     tag="max_turn_requests",
 ):
@@ -1081,6 +1195,8 @@ class MaxTurnRequestsIdleStateUpdate(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class ModifyDiffChange(
@@ -1088,6 +1204,7 @@ class ModifyDiffChange(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="operation",
     tag="modify",
 ):
@@ -1108,6 +1225,8 @@ class ModifyDiffChange(
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
     path: AbsolutePath
     """The affected file."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class MoveDiffChange(
@@ -1115,6 +1234,7 @@ class MoveDiffChange(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="operation",
     tag="move",
 ):
@@ -1137,9 +1257,13 @@ class MoveDiffChange(
     """Where the file was before."""
     path: AbsolutePath
     """Where the file is afterwards."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class NoneIdleStateUpdate(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class NoneIdleStateUpdate(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """No stop reason: `stopReason` is left out or `null`. The work still ended, but the Client cannot tell how."""
 
     session_update: typing.Literal["state_update"] | msgspec.UnsetType = msgspec.field(
@@ -1164,6 +1288,8 @@ class NoneIdleStateUpdate(msgspec.Struct, kw_only=True, gc=False, forbid_unknown
         msgspec.field(default=msgspec.UNSET, name="stopReason")
     )
     """Left out or `null`."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class Notice(
@@ -1171,6 +1297,7 @@ class Notice(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="notice",
 ):
@@ -1189,9 +1316,13 @@ class Notice(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata for this single event. Nothing stores or patches it. Leaving it out and `null` both mean there is none."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class PlanEntry(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class PlanEntry(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """One task in a structured plan."""
 
     content: str
@@ -1205,10 +1336,18 @@ class PlanEntry(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=Tr
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class PlanFile(
-    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="type", tag="file"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    repr_omit_defaults=True,
+    tag_field="type",
+    tag="file",
 ):
     """Plan content kept in a file the Client can open."""
 
@@ -1221,6 +1360,8 @@ class PlanFile(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class PlanItems(
@@ -1228,6 +1369,7 @@ class PlanItems(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="type",
     tag="items",
 ):
@@ -1242,6 +1384,8 @@ class PlanItems(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class PlanMarkdown(
@@ -1249,6 +1393,7 @@ class PlanMarkdown(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="type",
     tag="markdown",
 ):
@@ -1263,6 +1408,8 @@ class PlanMarkdown(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class PlanRemoved(
@@ -1270,6 +1417,7 @@ class PlanRemoved(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="plan_removed",
 ):
@@ -1282,6 +1430,8 @@ class PlanRemoved(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata for this single event. Nothing stores or patches it. Leaving it out and `null` both mean there is none."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class PlanUpdate(
@@ -1289,6 +1439,7 @@ class PlanUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="plan_update",
 ):
@@ -1301,9 +1452,13 @@ class PlanUpdate(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class PromptResponse(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class PromptResponse(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """Successful result of `session/prompt`. The Agent returns it once the user message has been inserted into the conversation; it says nothing about whether the resulting work has finished, which `state_update` reports separately."""
 
     message_id: MessageId = msgspec.field(name="messageId")
@@ -1313,6 +1468,8 @@ class PromptResponse(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fiel
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class RefusalIdleStateUpdate(
@@ -1320,6 +1477,7 @@ class RefusalIdleStateUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="stopReason",
     tag="refusal",
 ):
@@ -1343,6 +1501,8 @@ class RefusalIdleStateUpdate(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class RequiresActionStateUpdate(
@@ -1350,6 +1510,7 @@ class RequiresActionStateUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="state",
     tag="requires_action",
 ):
@@ -1368,6 +1529,8 @@ class RequiresActionStateUpdate(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class ResourceLink(
@@ -1375,6 +1538,7 @@ class ResourceLink(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="type",
     tag="resource_link",
 ):
@@ -1405,7 +1569,8 @@ class ResourceLink(
     """Media type of the resource, when known."""
     size: (
         typing.Annotated[
-            typing.Annotated[int, msgspec.Meta(ge=0)] | None, _rt.lenient(msgspec.UNSET)
+            typing.Annotated[int, msgspec.Meta(ge=0), _rt.IntRange(0, 18446744073709551615)] | None,
+            _rt.lenient(msgspec.UNSET),
         ]
         | msgspec.UnsetType
     ) = msgspec.UNSET
@@ -1419,6 +1584,8 @@ class ResourceLink(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
     def __post_init__(self) -> None:
         _rt.check_ints(self, (("size", 0, 18446744073709551615),))
@@ -1429,6 +1596,7 @@ class RunningStateUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="state",
     tag="running",
 ):
@@ -1447,9 +1615,13 @@ class RunningStateUpdate(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class SessionCancelCapabilities(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class SessionCancelCapabilities(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """Marks cancelling a child's work as offered. It carries nothing but optional extension metadata."""
 
     meta: (
@@ -1457,6 +1629,8 @@ class SessionCancelCapabilities(msgspec.Struct, kw_only=True, gc=False, forbid_u
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class SessionConfigBoolean(
@@ -1464,6 +1638,7 @@ class SessionConfigBoolean(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="type",
     tag="boolean",
 ):
@@ -1489,6 +1664,8 @@ class SessionConfigBoolean(
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
     current_value: bool = msgspec.field(name="currentValue")
     """Whether the option is on."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class SessionConfigSelect(
@@ -1496,6 +1673,7 @@ class SessionConfigSelect(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="type",
     tag="select",
 ):
@@ -1523,9 +1701,13 @@ class SessionConfigSelect(
     """The value chosen now."""
     options: SessionConfigSelectOptions
     """The values to choose from."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class SessionConfigSelectGroup(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class SessionConfigSelectGroup(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """A labelled group of values in a select option."""
 
     group_id: SessionConfigGroupId = msgspec.field(name="groupId")
@@ -1544,9 +1726,13 @@ class SessionConfigSelectGroup(msgspec.Struct, kw_only=True, gc=False, forbid_un
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class SessionConfigSelectOption(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class SessionConfigSelectOption(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """One value a select option can take."""
 
     value: SessionConfigValueId
@@ -1562,6 +1748,8 @@ class SessionConfigSelectOption(msgspec.Struct, kw_only=True, gc=False, forbid_u
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class SessionInfoUpdate(
@@ -1569,6 +1757,7 @@ class SessionInfoUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="session_info_update",
 ):
@@ -1587,6 +1776,8 @@ class SessionInfoUpdate(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class SessionMessage(
@@ -1594,6 +1785,7 @@ class SessionMessage(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="session_message",
 ):
@@ -1630,6 +1822,8 @@ class SessionMessage(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class SessionMessageChunk(
@@ -1637,6 +1831,7 @@ class SessionMessageChunk(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="session_message_chunk",
 ):
@@ -1651,9 +1846,13 @@ class SessionMessageChunk(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata that belongs to this one chunk. It is never merged into the message's stored metadata. Leaving it out and `null` both mean the chunk has none."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class SessionNotFoundErrorData(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class SessionNotFoundErrorData(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """Detail of a `-32002` error raised because a request named a session the Agent does not know or that is inactive."""
 
     session_id: SessionId = msgspec.field(name="sessionId")
@@ -1663,10 +1862,12 @@ class SessionNotFoundErrorData(msgspec.Struct, kw_only=True, gc=False, forbid_un
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class SubagentSessionCapabilities(
-    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
 ):
     """Session changes the Client may make on one child session. Each must be offered for that child; offering a method on ordinary sessions does not extend to children."""
 
@@ -1680,6 +1881,8 @@ class SubagentSessionCapabilities(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class SubagentUpdate(
@@ -1687,6 +1890,7 @@ class SubagentUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="subagent_update",
 ):
@@ -1722,6 +1926,8 @@ class SubagentUpdate(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class Terminal(
@@ -1729,6 +1935,7 @@ class Terminal(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="type",
     tag="terminal",
 ):
@@ -1741,10 +1948,12 @@ class Terminal(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class TerminalCancelCapabilities(
-    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
 ):
     """Marks terminal cancellation as offered. It carries nothing but optional extension metadata."""
 
@@ -1753,9 +1962,13 @@ class TerminalCancelCapabilities(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class TerminalCapabilities(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class TerminalCapabilities(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """Controls the Client may use on one terminal. A member that does not parse reads as not offered, so the Client never uses a control the Agent did not offer."""
 
     cancel: (
@@ -1768,9 +1981,13 @@ class TerminalCapabilities(msgspec.Struct, kw_only=True, gc=False, forbid_unknow
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class TerminalExitStatus(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class TerminalExitStatus(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """How an Agent-owned terminal's process ended. The object's presence alone means the process has exited, even when neither field is known."""
 
     exit_code: (
@@ -1791,9 +2008,13 @@ class TerminalExitStatus(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class TerminalOutput(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class TerminalOutput(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """A snapshot of a terminal's whole output, which replaces the bytes held so far."""
 
     data: str
@@ -1803,6 +2024,8 @@ class TerminalOutput(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fiel
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata that belongs to this one snapshot; it is not stored with the terminal. Leaving it out and `null` both mean there is none."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class TerminalOutputChunk(
@@ -1810,6 +2033,7 @@ class TerminalOutputChunk(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="terminal_output_chunk",
 ):
@@ -1824,9 +2048,13 @@ class TerminalOutputChunk(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata that belongs to this one chunk. It is never merged into the entity's stored metadata. Leaving it out and `null` both mean the chunk has none."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class TerminalSize(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class TerminalSize(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """A terminal's size in character cells."""
 
     cols: typing.Annotated[int, msgspec.Meta(ge=1, le=65535)]
@@ -1838,6 +2066,8 @@ class TerminalSize(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class TerminalUpdate(
@@ -1845,6 +2075,7 @@ class TerminalUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="terminal_update",
 ):
@@ -1882,10 +2113,18 @@ class TerminalUpdate(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class TextCommandInput(
-    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="type", tag="text"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    repr_omit_defaults=True,
+    tag_field="type",
+    tag="text",
 ):
     """The command takes whatever the user types after its name as free text."""
 
@@ -1896,10 +2135,18 @@ class TextCommandInput(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class TextContent(
-    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="type", tag="text"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    repr_omit_defaults=True,
+    tag_field="type",
+    tag="text",
 ):
     """A text content block. The text may use Markdown."""
 
@@ -1914,9 +2161,13 @@ class TextContent(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class TextResourceContents(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class TextResourceContents(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """Embedded resource contents that are text."""
 
     text: str
@@ -1932,10 +2183,12 @@ class TextResourceContents(msgspec.Struct, kw_only=True, gc=False, forbid_unknow
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class ToolCallCancelCapabilities(
-    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
 ):
     """Marks tool-call cancellation as offered. It carries nothing but optional extension metadata."""
 
@@ -1944,9 +2197,13 @@ class ToolCallCancelCapabilities(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class ToolCallCapabilities(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class ToolCallCapabilities(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """Controls the Client may use on one tool call. A member that does not parse reads as not offered, so the Client never uses a control the Agent did not offer."""
 
     cancel: (
@@ -1959,6 +2216,8 @@ class ToolCallCapabilities(msgspec.Struct, kw_only=True, gc=False, forbid_unknow
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class ToolCallContentChunk(
@@ -1966,6 +2225,7 @@ class ToolCallContentChunk(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="tool_call_content_chunk",
 ):
@@ -1980,9 +2240,13 @@ class ToolCallContentChunk(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata that belongs to this one chunk. It is never merged into the entity's stored metadata. Leaving it out and `null` both mean the chunk has none."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class ToolCallLocation(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class ToolCallLocation(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """A file position a tool call reads or changes, so the Client can follow along."""
 
     path: AbsolutePath
@@ -2000,6 +2264,8 @@ class ToolCallLocation(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fi
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class ToolCallUpdate(
@@ -2007,6 +2273,7 @@ class ToolCallUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="tool_call_update",
 ):
@@ -2064,9 +2331,13 @@ class ToolCallUpdate(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class UnknownAvailableCommand(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class UnknownAvailableCommand(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """A command kind this schema does not list. Types that start with `_` belong to implementation-specific extensions; any other unlisted type is held back for later ACP revisions. A Client keeps the entry as received when it stores or forwards the list, and may show it by its `name` and `description`."""
 
     type: str
@@ -2075,9 +2346,13 @@ class UnknownAvailableCommand(msgspec.Struct, kw_only=True, gc=False, forbid_unk
     """The command's name, without a leading `/` and without whitespace; no two entries of the list share one."""
     description: str
     """What the command does, for people."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class UnknownDiffChange(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class UnknownDiffChange(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """A file operation this schema does not list. Tags that start with `_` belong to implementation-specific extensions; any other tag not listed here is held back for later ACP revisions."""
 
     operation: str
@@ -2095,9 +2370,13 @@ class UnknownDiffChange(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_f
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class UnknownIdleStateUpdate(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class UnknownIdleStateUpdate(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """A stop reason this schema does not list. Values that start with `_` are implementation-specific extensions; any other value not listed is held back for later ACP revisions. Clients show a generic stopped state for it."""
 
     session_update: typing.Literal["state_update"] | msgspec.UnsetType = msgspec.field(
@@ -2120,19 +2399,25 @@ class UnknownIdleStateUpdate(msgspec.Struct, kw_only=True, gc=False, forbid_unkn
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class UnknownPlanUpdateContent(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class UnknownPlanUpdateContent(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """Plan content of a type this schema does not list. Tags that start with `_` belong to implementation-specific extensions; any other tag not listed here is held back for later ACP revisions. Keep the raw object when storing or forwarding; otherwise skip it or show it generically."""
 
     type: str
     """The unlisted plan content type. Tags that start with `_` belong to implementation-specific extensions; any other tag not listed here is held back for later ACP revisions."""
     plan_id: PlanId = msgspec.field(name="planId")
     """The plan this content belongs to."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class UnknownSessionConfigOption(
-    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
 ):
     """A configuration option type this schema does not list. Tags that start with `_` belong to implementation-specific extensions; any other tag not listed here is held back for later ACP revisions. Keep the raw object; otherwise skip the option or show it generically."""
 
@@ -2156,6 +2441,8 @@ class UnknownSessionConfigOption(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class UnknownStateUpdate(
@@ -2163,6 +2450,7 @@ class UnknownStateUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="state",
     tag="unknown",
 ):
@@ -2181,10 +2469,12 @@ class UnknownStateUpdate(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class UnsupportedProtocolVersionErrorData(
-    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
 ):
     """Detail of a `-32022` error: the version the Client asked for and the ones the Agent can speak."""
 
@@ -2197,9 +2487,13 @@ class UnsupportedProtocolVersionErrorData(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class UpdateSessionNotification(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class UpdateSessionNotification(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """Parameters of the `session/update` notification, which the Agent sends to the Client to report content, tool activity, entity changes and session state. It may arrive at any time while the session exists, not only while a prompt is being handled."""
 
     session_id: SessionId = msgspec.field(name="sessionId")
@@ -2211,34 +2505,47 @@ class UpdateSessionNotification(msgspec.Struct, kw_only=True, gc=False, forbid_u
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata for the notification envelope, separate from any metadata inside `update`. Keys are implementation-defined."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class Usage(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class Usage(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """Token counts for foreground work that has finished."""
 
-    total_tokens: typing.Annotated[int, msgspec.Meta(ge=0)] = msgspec.field(name="totalTokens")
+    total_tokens: typing.Annotated[
+        int, msgspec.Meta(ge=0), _rt.IntRange(0, 18446744073709551615)
+    ] = msgspec.field(name="totalTokens")
     """All tokens of every kind added together."""
-    input_tokens: typing.Annotated[int, msgspec.Meta(ge=0)] = msgspec.field(name="inputTokens")
+    input_tokens: typing.Annotated[
+        int, msgspec.Meta(ge=0), _rt.IntRange(0, 18446744073709551615)
+    ] = msgspec.field(name="inputTokens")
     """Tokens sent to the model."""
-    output_tokens: typing.Annotated[int, msgspec.Meta(ge=0)] = msgspec.field(name="outputTokens")
+    output_tokens: typing.Annotated[
+        int, msgspec.Meta(ge=0), _rt.IntRange(0, 18446744073709551615)
+    ] = msgspec.field(name="outputTokens")
     """Tokens the model produced."""
     thought_tokens: (
         typing.Annotated[
-            typing.Annotated[int, msgspec.Meta(ge=0)] | None, _rt.lenient(msgspec.UNSET)
+            typing.Annotated[int, msgspec.Meta(ge=0), _rt.IntRange(0, 18446744073709551615)] | None,
+            _rt.lenient(msgspec.UNSET),
         ]
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="thoughtTokens")
     """Tokens spent on reasoning, when reported."""
     cached_read_tokens: (
         typing.Annotated[
-            typing.Annotated[int, msgspec.Meta(ge=0)] | None, _rt.lenient(msgspec.UNSET)
+            typing.Annotated[int, msgspec.Meta(ge=0), _rt.IntRange(0, 18446744073709551615)] | None,
+            _rt.lenient(msgspec.UNSET),
         ]
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="cachedReadTokens")
     """Tokens served from a prompt cache, when reported."""
     cached_write_tokens: (
         typing.Annotated[
-            typing.Annotated[int, msgspec.Meta(ge=0)] | None, _rt.lenient(msgspec.UNSET)
+            typing.Annotated[int, msgspec.Meta(ge=0), _rt.IntRange(0, 18446744073709551615)] | None,
+            _rt.lenient(msgspec.UNSET),
         ]
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="cachedWriteTokens")
@@ -2248,6 +2555,8 @@ class Usage(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata attached to this object. Its keys are implementation-defined; receivers must not rely on any particular key being present or meaning anything."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
     def __post_init__(self) -> None:
         _rt.check_ints(
@@ -2268,14 +2577,15 @@ class UsageUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="usage_update",
 ):
     """Current context-window usage and, optionally, cumulative cost. `used` and `size` are replaced on every update; `cost` is a patch."""
 
-    used: typing.Annotated[int, msgspec.Meta(ge=0)]
+    used: typing.Annotated[int, msgspec.Meta(ge=0), _rt.IntRange(0, 18446744073709551615)]
     """Tokens the session's context holds now."""
-    size: typing.Annotated[int, msgspec.Meta(ge=0)]
+    size: typing.Annotated[int, msgspec.Meta(ge=0), _rt.IntRange(0, 18446744073709551615)]
     """Capacity of the context window in tokens."""
     cost: typing.Annotated[Cost | None, _rt.lenient(msgspec.UNSET)] | msgspec.UnsetType = (
         msgspec.UNSET
@@ -2286,6 +2596,8 @@ class UsageUpdate(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata carried with this snapshot. It is replaced together with the rest of the snapshot."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
     def __post_init__(self) -> None:
         _rt.check_ints(self, (("used", 0, 18446744073709551615), ("size", 0, 18446744073709551615)))
@@ -2296,6 +2608,7 @@ class UserMessage(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="user_message",
 ):
@@ -2316,6 +2629,8 @@ class UserMessage(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata for the stored entity, sent as a patch. Each top-level key in a present object overwrites the stored key of the same name and leaves other stored keys alone; `null` discards all stored metadata; leaving the field out changes nothing."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class UserMessageChunk(
@@ -2323,6 +2638,7 @@ class UserMessageChunk(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="user_message_chunk",
 ):
@@ -2337,6 +2653,8 @@ class UserMessageChunk(
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
     """Extension metadata that belongs to this one chunk. It is never merged into the entity's stored metadata. Leaving it out and `null` both mean the chunk has none."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class UnknownAvailableCommandInput(_rt.UnknownVariant):

@@ -11,6 +11,9 @@ TARGET = Target(
     modules=("msgspec",),
     wire_names=WIRE_NAMES,
     runtime_extras=(
+        "Extras",
+        "IntRange",
+        "MARK",
         "SHORT",
         "check_depth",
         "check_ints",
@@ -19,6 +22,7 @@ TARGET = Target(
         "enc_hook",
         "error_path",
         "lenient_notification",
+        "plain",
         "shape_union",
         "unreadable",
         "utf8_checked",

@@ -17,7 +17,10 @@ from ...views import AliasView, FieldView, StructView, View
 
 #: Characters msgspec refuses in a renamed field's wire name (``msgspec.field(name=...)``).
 #: `accept` refuses them on every target, before any lowering runs.
-WIRE_NAMES = WireNames(r'[\\"\x00-\x1f]', "a quote, backslash or control character")
+#: The field every struct that keeps undeclared properties declares last, which holds them
+#: (`_extras.EXTRA` in the runtime): no declared property may be named so.
+EXTRA = "_acp_extra"
+WIRE_NAMES = WireNames(r'[\\"\x00-\x1f]', "a quote, backslash or control character", (EXTRA,))
 
 
 class MsgspecLowering(Lowering):
@@ -69,14 +72,20 @@ class MsgspecLowering(Lowering):
                 args["max_length"] = c.max_length
             if c.pattern is not None:
                 args["pattern"] = c.pattern
-        if args.get("le", 0) > 2**63 - 1:  # type: ignore[operator]
-            del args["le"]  # msgspec bounds must fit int64; uint64 keeps only ge=0
         if prim.kind == "float":
             return self.number(args)
-        if not args or prim.kind not in ("str", "int", "float"):
+        # msgspec's bounds must fit int64: a wider one (uint64's top) goes in an `IntRange`,
+        # which `__post_init__` (`wide`) and the lenient pass check.
+        wide = {k: v for k, v in args.items() if k in ("ge", "le") and not _in_int64(v)}
+        if wide:
+            args = {k: v for k, v in args.items() if k not in wide}
+        if not (args or wide) or prim.kind not in ("str", "int"):
             return base
-        meta = ", ".join(f"{k}={v!r}" for k, v in sorted(args.items()))
-        return f"typing.Annotated[{base}, msgspec.Meta({meta})]"
+        metas = [f"msgspec.Meta({', '.join(f'{k}={v!r}' for k, v in sorted(args.items()))})"]
+        if wide:
+            low, high = prim.value_range()
+            metas = metas[: bool(args)] + [f"_rt.IntRange({low!r}, {high!r})"]
+        return f"typing.Annotated[{base}, {', '.join(metas)}]"
 
     def list_of(self, expr: ir.ListOf, skip_invalid: bool) -> str:
         text = f"list[{self.expr(expr.item)}]"
@@ -142,13 +151,20 @@ class MsgspecLowering(Lowering):
     def struct(self, node: ir.Struct) -> StructView:
         # gc=False: decoded JSON cannot form reference cycles, and untracked structs
         # decode faster. Keeping undeclared properties: strict decoding refuses them,
-        # so the slow path runs and keeps them (in a subclass with an instance dict).
+        # so the slow path runs and keeps them in the `EXTRA` field (see `_extras`).
         options = ["msgspec.Struct", "kw_only=True", "gc=False"]
+        fields = tuple(self.field(f) for f in node.fields)
         if self.keep_unknown_fields:
-            options.append("forbid_unknown_fields=True")
+            options += ["forbid_unknown_fields=True", "repr_omit_defaults=True"]
+            extra = FieldView(
+                EXTRA,
+                "_rt.Extras | msgspec.UnsetType",
+                "msgspec.UNSET",
+                "Undeclared properties this object arrived with (`extra_fields` reads them).",
+            )
+            fields += (extra,)
         if node.tag:
             options += [f"tag_field={node.tag.field!r}", f"tag={node.tag.value!r}"]
-        fields = tuple(self.field(f) for f in node.fields)
         return StructView(node.name, node.doc, ", ".join(options), fields, self.wide(node))
 
     def wide(self, node: ir.Struct) -> tuple[str, ...]:
@@ -202,6 +218,10 @@ class MsgspecLowering(Lowering):
                 f"msgspec.field(default=msgspec.UNSET{name_arg})" if name_arg else "msgspec.UNSET"
             )
         return FieldView(field.attr, annotation, default, self.field_doc(field))
+
+
+def _in_int64(value: object) -> bool:
+    return INT64[0] <= value <= INT64[1]  # type: ignore[operator]
 
 
 def lower(module: ir.Module, keep_unknown_fields: bool = True) -> View:

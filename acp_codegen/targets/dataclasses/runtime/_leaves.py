@@ -15,7 +15,7 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from ._base import json_type
+from ._base import bad_length, json_type, out_of_bounds
 from ._models import _WIRE, EXTRA, UNSET, Meta, Model, UnsetType, _NumberMark
 from ._read import Field, Leaves, Leniency, Readers, leniency
 
@@ -38,19 +38,19 @@ def _is_model(tp: Any) -> bool:
 def check_meta(value: Any, meta: Meta) -> None:
     """Raise `ValueError` when `value` breaks a constraint of `meta`."""
     if meta.ge is not None and value < meta.ge:
-        raise ValueError(f"Expected `{json_type(value)}` >= {meta.ge}")
+        raise ValueError(out_of_bounds(value, ">=", meta.ge))
     if meta.le is not None and value > meta.le:
-        raise ValueError(f"Expected `{json_type(value)}` <= {meta.le}")
+        raise ValueError(out_of_bounds(value, "<=", meta.le))
     if meta.gt is not None and value <= meta.gt:
-        raise ValueError(f"Expected `{json_type(value)}` > {meta.gt}")
+        raise ValueError(out_of_bounds(value, ">", meta.gt))
     if meta.lt is not None and value >= meta.lt:
-        raise ValueError(f"Expected `{json_type(value)}` < {meta.lt}")
+        raise ValueError(out_of_bounds(value, "<", meta.lt))
     if meta.multiple_of is not None and value % meta.multiple_of:
         raise ValueError(f"Expected `{json_type(value)}` that's a multiple of {meta.multiple_of}")
     if meta.min_length is not None and len(value) < meta.min_length:
-        raise ValueError(f"Expected length >= {meta.min_length}")
+        raise ValueError(bad_length(value, ">=", meta.min_length))
     if meta.max_length is not None and len(value) > meta.max_length:
-        raise ValueError(f"Expected length <= {meta.max_length}")
+        raise ValueError(bad_length(value, "<=", meta.max_length))
     if meta.pattern is not None and re.search(meta.pattern, value) is None:
         raise ValueError(f"Expected `str` matching regex {meta.pattern!r}")
 

@@ -103,7 +103,14 @@ class Model:
         # repr), so ``==``, ``copy``, ``dataclasses.replace`` and pickling carry them.
         cls.__annotations__ = {**inspect.get_annotations(cls), EXTRA: Any}
         setattr(cls, EXTRA, dataclasses.field(default=None, repr=False))
-        dataclasses.dataclass(kw_only=True)(cls)
+        dataclasses.dataclass(kw_only=True, repr=False)(cls)
+
+    def __repr__(self) -> str:
+        fields = dataclasses.fields(self)  # type: ignore[arg-type]
+        shown = [f"{f.name}={getattr(self, f.name)!r}" for f in fields if f.repr]
+        if getattr(self, EXTRA):  # (undeclared properties, under their wire names)
+            shown.append(f"{EXTRA}={getattr(self, EXTRA)!r}")
+        return f"{type(self).__qualname__}({', '.join(shown)})"
 
 
 class OpenModel(Model):

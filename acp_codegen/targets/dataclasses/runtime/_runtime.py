@@ -57,6 +57,7 @@ from ._models import (
 )
 from ._read import (
     MISS,
+    NOTHING,
     Repair,
     is_request,
     lenient,
@@ -68,6 +69,7 @@ from ._read import (
 __all__ = [
     "MAX_DEPTH",
     "MISS",
+    "NOTHING",
     "UNSET",
     "DecodeError",
     "Handler",

@@ -1,95 +1,81 @@
 """How msgspec structs hold undeclared properties (copied in as ``_extras.py``).
 
-msgspec reads and writes only the fields a struct declares. A struct that arrived
-with other properties is built as a subclass of its class that declares those too,
-in the order they came (`declaring`), so msgspec writes them back by itself and
-``==``, ``copy``, ``msgspec.structs.replace`` and ``repr`` all see them.
+msgspec reads and writes only the fields a struct declares, so every struct that keeps
+undeclared properties declares one more field, last: `EXTRA`, which holds them as an
+`Extras` mapping (wire name -> value, in arrival order) or is ``UNSET``. An object that
+arrived with undeclared properties is of its declared class, like any other, and
+``==``, ``copy``, ``msgspec.structs.replace``, pickling and ``repr`` see them.
 
-The subclasses are made when first needed and kept in a table bounded in classes and
-in the length of the names they hold; when it fills, it starts again. A subclass made
-again is another class object but the same in all that shows: its name, fields, repr,
-equality (compared by base class and names, not by identity) and pickling (by base
-class and names, so it unpickles in any process).
+The field's type is one no JSON value decodes to (`dec_hook` refuses it), so a payload
+that carries a property named like the field is read by the lenient pass, which keeps
+that property as an undeclared one. msgspec writes the field as a nested object under
+its own name; `encode` writes it back flat (`plain`), and only when the bytes show the
+field's name can the walk be needed at all.
 """
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 import msgspec
 from msgspec import UNSET
 
-from ._base import Bounded
+from ._base import UnknownVariant
 
-__all__ = ["declaring", "extra_fields"]
+__all__ = ["EXTRA", "MARK", "Extras", "extra_fields", "plain"]
 
-#: (class, undeclared wire names in arrival order) -> its declaring subclass
-_MADE = Bounded(entries=1024, size=1 << 20)
+#: The field (attribute and wire name alike) that holds a struct's undeclared properties.
+EXTRA = "_acp_extra"
+#: What msgspec's bytes contain wherever it wrote an `EXTRA` field.
+MARK = f'"{EXTRA}":'.encode()
+
+
+class Extras(dict[str, Any]):
+    """The undeclared properties of one object: wire name -> value, in arrival order."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"Extras({dict.__repr__(self)})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Extras, (dict(self),))
 
 
 def extra_fields(obj: object) -> dict[str, Any]:
     """The undeclared properties `obj` was decoded with (empty when none)."""
-    out = {}
-    for attr, wire in getattr(type(obj), "__acp_undeclared__", ()):
-        value = getattr(obj, attr)
-        if value is not UNSET:
-            out[wire] = value
-    return out
+    found = getattr(obj, EXTRA, UNSET) if isinstance(obj, msgspec.Struct) else UNSET
+    return {} if found is UNSET else dict(found)
 
 
-def declaring(cls: type[Any], names: tuple[str, ...]) -> Any:
-    """The subclass of struct `cls` that also declares the properties `names` (wire names,
-    none of which msgspec refuses: see `_read._UNFIT_KEY`), each as ``acp_undeclared_<n>``."""
-    key = (cls, names)
-    made = _MADE.get(key)
-    if made is None:
-        made = _make(cls, names)
-        _MADE.put(key, made, sum(map(len, names)) + 64 * len(names))
-    return made
-
-
-def _make(cls: type[Any], names: tuple[str, ...]) -> Any:
-    taken = set(cls.__struct_fields__)
-    attrs: list[tuple[str, str]] = []
-    n = 0
-    for wire in names:
-        while f"acp_undeclared_{n}" in taken:
-            n += 1
-        attrs.append((f"acp_undeclared_{n}", wire))
-        n += 1
-    namespace: dict[str, Any] = {
-        "__module__": cls.__module__,
-        "__qualname__": cls.__qualname__,
-        "__doc__": cls.__doc__,
-        "__annotations__": dict.fromkeys((a for a, _ in attrs), Any),
-        "__acp_undeclared__": tuple(attrs),
-        "__acp_key__": (cls, names),
-        "__eq__": _eq,
-        "__reduce__": _reduce,
-    }
-    namespace.update((a, msgspec.field(name=w, default=UNSET)) for a, w in attrs)
-    config = cls.__struct_config__
-    options: dict[str, Any] = {
-        "kw_only": True,
-        "forbid_unknown_fields": config.forbid_unknown_fields,
-        "gc": config.gc,
-    }
+def plain(obj: Any) -> Any:
+    """`obj` as plain JSON values, undeclared properties written beside the declared ones
+    (after them, in arrival order), so that msgspec writes the wire form."""
+    kind = type(obj)
+    if kind is list:
+        return [plain(v) for v in obj]
+    if kind is dict or kind is Extras:
+        return {k: plain(v) for k, v in obj.items()}
+    if isinstance(obj, UnknownVariant):
+        return obj.raw
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if not isinstance(obj, msgspec.Struct):
+        return obj  # (a scalar: msgspec writes it)
+    config = obj.__struct_config__
+    out: dict[str, Any] = {}
     if config.tag_field is not None:
-        options.update(tag_field=config.tag_field, tag=config.tag)
-    return type(cls.__name__, (cls,), namespace, **options)
-
-
-def _eq(self: Any, other: Any) -> Any:
-    if getattr(type(other), "__acp_key__", None) != type(self).__acp_key__:
-        return NotImplemented if not isinstance(other, msgspec.Struct) else False
-    return msgspec.structs.astuple(self) == msgspec.structs.astuple(other)
-
-
-def _reduce(self: Any) -> tuple[Any, ...]:
-    cls, names = type(self).__acp_key__
-    return (_rebuild, (cls, names, msgspec.structs.astuple(self)))
-
-
-def _rebuild(cls: type[Any], names: tuple[str, ...], values: tuple[Any, ...]) -> Any:
-    made = declaring(cls, names)
-    return made(**dict(zip(made.__struct_fields__, values, strict=True)))
+        out[config.tag_field] = config.tag
+    for attr, wire in zip(obj.__struct_fields__, obj.__struct_encode_fields__, strict=True):
+        value = getattr(obj, attr)
+        if value is UNSET:
+            continue
+        if attr != EXTRA:
+            out[wire] = plain(value)
+            continue
+        for key, extra in value.items():
+            if key in out:
+                raise TypeError(f"undeclared property {key!r} has a declared property's name")
+            out[key] = plain(extra)
+    return out

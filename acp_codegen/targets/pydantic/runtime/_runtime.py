@@ -33,11 +33,13 @@ from ._base import (
     Handler,
     Method,
     UnusedHandlerWarning,
+    bad_length,
     check_depth,
     check_text,
     finite_float,
     json_type,
     no_constant,
+    out_of_bounds,
 )
 from ._models import (
     UNSET,
@@ -59,6 +61,7 @@ from ._models import (
 )
 from ._read import (
     MISS,
+    NOTHING,
     Field,
     Leaves,
     Leniency,
@@ -75,6 +78,7 @@ from ._read import (
 __all__ = [
     "MAX_DEPTH",
     "MISS",
+    "NOTHING",
     "UNSET",
     "AnyJson",
     "DecodeError",
@@ -116,9 +120,8 @@ def wire_validator(tp: Any) -> Callable[..., Any]:
 
     Read that way, pydantic-core drops unread a key that spells a field's attribute
     (``message_id`` beside ``messageId``), where the lenient pass keeps it as undeclared,
-    as every target does: a payload holding such a key, or a key msgspec could not write
-    back (one with an escaped quote, backslash or control character), fails here. Made
-    once per type and kept."""
+    as every target does: a payload holding such a key, or a key written with an escape
+    (which may spell one), fails here. Made once per type and kept."""
     found: Callable[..., Any] | None = _VALIDATORS.get(tp)
     if found is None:
         found = _wire_validator(tp)
@@ -146,11 +149,11 @@ def _wire_validator(tp: Any) -> Callable[..., Any]:
     def checked(data: bytes | str, **options: Any) -> Any:
         if isinstance(data, bytes):
             suspect = (keys_b is not None and keys_b.search(data) is not None) or (
-                data.find(b"\\") >= 0 and _ESCAPED_KEY_B.search(data) is not None
+                data.find(b"\\") >= 0 and _escaped_key(_STRING_B, data, b"\\")
             )
         else:
             suspect = (keys is not None and keys.search(data) is not None) or (
-                "\\" in data and _ESCAPED_KEY.search(data) is not None
+                "\\" in data and _escaped_key(_STRING, data, "\\")
             )
         if suspect:
             raise _Suspect
@@ -163,11 +166,16 @@ class _Suspect(Exception):
     """A payload the strict pass leaves to the lenient pass (see `wire_validator`)."""
 
 
-#: A JSON object key holding an escaped quote, backslash or control character.
-_ESCAPED_KEY = re.compile(
-    r'"(?:[^"\\]|\\.)*?\\(?:["\\bfnrt]|u00[01][0-9a-fA-F])(?:[^"\\]|\\.)*"\s*:'
-)
-_ESCAPED_KEY_B = re.compile(_ESCAPED_KEY.pattern.encode())
+#: A JSON string, matched whole from its opening quote; group 2 is the colon after a key.
+_STRING = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"(\s*:)?')
+_STRING_B = re.compile(_STRING.pattern.encode())
+
+
+def _escaped_key(strings: Any, data: Any, backslash: Any) -> bool:
+    """Whether an object key in JSON text `data` holds an escape. The strings are matched
+    one after another from the start, so each character is read once (a search for the
+    key alone could start inside a string, and take time quadratic in its length)."""
+    return any(m[2] and backslash in m[1] for m in strings.finditer(data))
 
 
 def decode(
@@ -228,18 +236,34 @@ def load_json(data: bytes | str) -> Any:
 # -- the lenient pass ------------------------------------------------------------------------
 
 
-def _first_error(exc: pydantic.ValidationError) -> tuple[str, str]:
-    """A short message and a relative path (``.field[0]``) for a pydantic error."""
+def _worded(exc: pydantic.ValidationError) -> str:
+    """pydantic's first error, worded as on every target."""
     error = exc.errors(include_url=False)[0]
-    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"])
-    kind = error["type"]
+    kind, value, ctx = error["type"], error.get("input"), error.get("ctx", {})
     if kind == "missing":
-        *parent, name = where.rsplit(".", 1)
-        return f"Object missing required field `{name}`", "".join(parent)
+        return f"Object missing required field `{error['loc'][-1]}`"
     if kind.endswith("_type") and kind != "model_type":
         expected = kind.removesuffix("_type").replace("string", "str").replace("dict", "object")
-        return f"Expected `{expected}`, got `{json_type(error['input'])}`", where
-    return str(error["msg"]), where
+        return f"Expected `{expected}`, got `{json_type(value)}`"
+    if kind in _WORDED:
+        key, op = _WORDED[kind]
+        return (bad_length if "length" in key else out_of_bounds)(value, op, ctx[key])
+    if kind == "multiple_of":
+        return f"Expected `{json_type(value)}` that's a multiple of {ctx['multiple_of']}"
+    if kind == "string_pattern_mismatch":
+        return f"Expected `str` matching regex {ctx['pattern']!r}"
+    return str(error["msg"])
+
+
+#: pydantic's error types for a bound: (its key in the error's context, operator).
+_WORDED = {
+    **dict.fromkeys(("string_too_short", "too_short"), ("min_length", ">=")),
+    **dict.fromkeys(("string_too_long", "too_long"), ("max_length", "<=")),
+    "greater_than_equal": ("ge", ">="),
+    "greater_than": ("gt", ">"),
+    "less_than_equal": ("le", "<="),
+    "less_than": ("lt", "<"),
+}
 
 
 def _strip(tp: Any) -> Any:
@@ -294,7 +318,7 @@ class PydanticLeaves(Leaves):
             try:
                 adapter(typing.Annotated[args]).validate_python(value)
             except pydantic.ValidationError as exc:
-                raise ValueError(_first_error(exc)[0]) from None
+                raise ValueError(_worded(exc)) from None
 
         return (base, check)
 
@@ -314,7 +338,7 @@ def _validator(tp: Any, missed: bool) -> Callable[[Any], Any]:
         except pydantic.ValidationError as exc:
             if missed:
                 return MISS
-            raise ValueError(_first_error(exc)[0]) from None
+            raise ValueError(_worded(exc)) from None
 
     return read
 

@@ -31,19 +31,35 @@ class Priority(enum.StrEnum):
     """Later."""
 
 
-class Entry(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class Entry(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     priority: Priority
     role: typing.Literal["a", "b"] | msgspec.UnsetType = msgspec.UNSET
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class HttpServer(
-    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="type", tag="http"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    repr_omit_defaults=True,
+    tag_field="type",
+    tag="http",
 ):
     url: str
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class Notify(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class Notify(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     update: Update
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class PingUpdate(
@@ -51,10 +67,14 @@ class PingUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="ping",
 ):
     """No body at all."""
+
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class Plan(
@@ -62,15 +82,22 @@ class Plan(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="plan",
 ):
     entries: typing.Annotated[list[Entry], msgspec.Meta(min_length=1)]
     server: Server | msgspec.UnsetType = msgspec.UNSET
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class StdioServer(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class StdioServer(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     command: str
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 # Tagged on `type`, with `stdio` the default when the tag is absent.

@@ -7,7 +7,7 @@ route updates with `dispatch`. Omitted optional fields read as `UNSET`,
 explicit JSON nulls as `None`. Runs on Python 3.10 and newer.
 """
 
-from ._runtime import UNSET, DecodeError, UnsetType
+from ._runtime import NOTHING, UNSET, DecodeError, UnsetType
 from .codec import (
     Repair,
     decode,
@@ -37,6 +37,7 @@ from .models import (
 
 __all__ = [
     "METHODS",
+    "NOTHING",
     "SERVER_VARIANTS",
     "UNSET",
     "UPDATE_VARIANTS",

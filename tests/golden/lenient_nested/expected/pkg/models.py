@@ -23,11 +23,19 @@ __all__ = [
 
 
 class FastMode(
-    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="mode", tag="fast"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    repr_omit_defaults=True,
+    tag_field="mode",
+    tag="fast",
 ):
     session_update: typing.Literal["mode"] | msgspec.UnsetType = msgspec.field(
         default=msgspec.UNSET, name="sessionUpdate"
     )
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class Items(
@@ -35,6 +43,7 @@ class Items(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="items",
 ):
@@ -49,19 +58,33 @@ class Items(
     limit: typing.Annotated[int | None, _rt.lenient(10)] | msgspec.UnsetType = msgspec.UNSET
     """Schema default: 10."""
     label: typing.Annotated[str, msgspec.Meta(min_length=1, pattern="^[a-z]+$")]
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class Notify(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class Notify(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     update: Update
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class SlowMode(
-    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, tag_field="mode", tag="slow"
+    msgspec.Struct,
+    kw_only=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    repr_omit_defaults=True,
+    tag_field="mode",
+    tag="slow",
 ):
     session_update: typing.Literal["mode"] | msgspec.UnsetType = msgspec.field(
         default=msgspec.UNSET, name="sessionUpdate"
     )
     delay_ms: int | msgspec.UnsetType = msgspec.field(default=msgspec.UNSET, name="delayMs")
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class UnknownMode(_rt.UnknownVariant):

@@ -46,9 +46,12 @@ def decode(data: bytes | str, tp: type[T], repairs: list[Repair] | None = None) 
 def encode(obj: object) -> bytes:
     """Encode a generated object as compact JSON bytes, omitting only UNSET fields.
 
-    Undeclared properties kept by decoding are written back.
+    Undeclared properties kept by decoding are written back, after the declared ones.
     """
-    return _ENCODER.encode(obj)
+    out = _ENCODER.encode(obj)
+    if _rt.MARK in out:  # (an object holds undeclared properties: write them in place)
+        out = _ENCODER.encode(_rt.plain(obj))
+    return out
 
 
 _UPDATE = msgspec.json.Decoder(Event, dec_hook=_rt.dec_hook).decode

@@ -39,13 +39,17 @@ class JobStatus(_rt.OpenStrEnum):
     """Done "quoted" and \\ escaped."""
 
 
-class Chunk(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class Chunk(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """A streamed piece."""
 
     text: str
     seq: typing.Annotated[int, msgspec.Meta(ge=0, le=4294967295)] | msgspec.UnsetType = (
         msgspec.UNSET
     )
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class JobUpdate(
@@ -53,6 +57,7 @@ class JobUpdate(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="job_update",
 ):
@@ -63,9 +68,13 @@ class JobUpdate(
     code: Code | None | msgspec.UnsetType = msgspec.UNSET
     from_: str | None | msgspec.UnsetType = msgspec.field(default=msgspec.UNSET, name="from")
     """A property named like a keyword."""
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
-class Notify(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
+class Notify(
+    msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True, repr_omit_defaults=True
+):
     """Params of the notification that carries one event."""
 
     session_id: SessionId = msgspec.field(name="sessionId")
@@ -76,6 +85,8 @@ class Notify(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True)
         typing.Annotated[dict[str, typing.Any] | None, _rt.lenient(msgspec.UNSET)]
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="_meta")
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class TextChunk(
@@ -83,6 +94,7 @@ class TextChunk(
     kw_only=True,
     gc=False,
     forbid_unknown_fields=True,
+    repr_omit_defaults=True,
     tag_field="sessionUpdate",
     tag="text_chunk",
 ):
@@ -92,6 +104,8 @@ class TextChunk(
     seq: typing.Annotated[int, msgspec.Meta(ge=0, le=4294967295)] | msgspec.UnsetType = (
         msgspec.UNSET
     )
+    _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
+    """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 
 
 class UnknownEvent(_rt.UnknownVariant):
