@@ -276,8 +276,16 @@ KEYWORD_REFUSED = [
              "more than 64 characters in (as a+b may on aaa...)"),
             ("backreference", r"^(a)\1$", "it holds a backreference"),
             ("lookahead", "^(?=a)a$", "it holds a lookahead or lookbehind"),
-            ("inline-flag", "(?i)^a$", "an inline flag such as (?i)"),
-            ("possessive", "^a++$", "it holds a possessive repetition"),
+        ]
+    ),
+    *(
+        Refused(f"pattern-{name}", _prop({"type": "string", "pattern": pattern}),
+                f"invalid pattern {pattern!r}, read as ECMA-262 with the u flag: {why}",
+                "/$defs/A/properties/n/pattern")
+        for name, pattern, why in [
+            ("inline-flag", "(?i)^a$", "(? starts no group ECMA-262 has"),
+            ("possessive", "^a++$", "nothing to repeat (a quantifier follows a quantifier)"),
+            ("python-end-anchor", "^a\\Z", "\\Z is not an escape of ECMA-262 (u flag)"),
         ]
     ),
     Refused(
@@ -982,9 +990,11 @@ def test_every_command_refuses_what_generate_refuses(
     schema = tmp_path / "schema.json"
     assert isinstance(case.content, bytes)
     schema.write_bytes(case.content)
-    args = [command, str(schema), "--all"] if command == "inspect" else [
-        command, str(schema), str(schema), "--all"
-    ]
+    args = (
+        [command, str(schema), "--all"]
+        if command == "inspect"
+        else [command, str(schema), str(schema), "--all"]
+    )
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2, (case.id, result.output)
     lines = result.stderr.strip().splitlines()

@@ -67,8 +67,8 @@ class MsgspecLowering(Lowering):
                 args["min_length"] = c.min_length
             if c.max_length is not None:
                 args["max_length"] = c.max_length
-            if c.pattern is not None:
-                args["pattern"] = c.pattern
+            if c.regex is not None:
+                args["pattern"] = c.regex
         if args.get("le", 0) > 2**63 - 1:  # type: ignore[operator]
             del args["le"]  # msgspec bounds must fit int64; uint64 keeps only ge=0
         if prim.kind == "float":

@@ -48,7 +48,7 @@ class Items(
     ) = msgspec.UNSET
     limit: typing.Annotated[int | None, _rt.lenient(10)] | msgspec.UnsetType = msgspec.UNSET
     """Schema default: 10."""
-    label: typing.Annotated[str, msgspec.Meta(min_length=1, pattern="^[a-z]+$")]
+    label: typing.Annotated[str, msgspec.Meta(min_length=1, pattern="^[a-z]+\\Z")]
 
 
 class Notify(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
