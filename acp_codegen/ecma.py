@@ -113,10 +113,8 @@ def _spell(code: int, in_class: bool = False) -> str:
     char = chr(code)
     if code in _SPELLED:
         return _SPELLED[code]
-    if 0x20 < code < 0x7F:
+    if 0x20 <= code < 0x7F:
         return "\\" + char if char in (_CLASS_SPECIAL if in_class else _SPECIAL) else char
-    if code == 0x20:
-        return " "
     if code < 0x100:
         return f"\\x{code:02x}"
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
