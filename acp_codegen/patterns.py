@@ -87,9 +87,15 @@ def check(pattern: str, pointer: str, source: str) -> str:
             pointer,
             source,
         ) from None
-    except (ecma.Untranslated, re.error) as why:
+    except ecma.Untranslated as why:
         raise SchemaError(
             f"pattern {pattern!r} holds {why}, which generated code cannot match as ECMA-262 does",
+            pointer,
+            source,
+        ) from None
+    except (re.error, OverflowError) as why:  # (as a repetition count past re's limit)
+        raise SchemaError(
+            f"pattern {pattern!r} is ECMA-262 that Python's re cannot compile: {why}",
             pointer,
             source,
         ) from None

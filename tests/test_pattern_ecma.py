@@ -102,6 +102,7 @@ REFUSED: dict[str, str] = {
     "^(?i:a)$": "holds a modifier group such as (?i:...), " + _CANNOT,
     r"^\B$": r"holds \B where the value may be empty",
     "(" * 101 + ")" * 101: "holds groups nested more than 100 deep, " + _CANNOT,
+    "^a{99999999999}$": "is ECMA-262 that Python's re cannot compile: the repetition number",
     r"^(a)\1$": "is sure to match in linear time: it holds a backreference",
     r"^(?<a>x)\k<a>$": "is sure to match in linear time: it holds a backreference",
     "^(?<=a)b": "is sure to match in linear time: it holds a lookahead or lookbehind",
