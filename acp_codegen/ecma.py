@@ -263,6 +263,8 @@ class _Reader:
             return "(?:" + self.group_body()
         if rest.startswith("<") and ">" in rest:
             name = rest[1 : rest.index(">")]
+            if "\\" in name:
+                raise Untranslated("a group name written with escapes")
             if not name or not name.replace("$", "_").isidentifier():
                 raise self.invalid(f"group name {name!r} is not an identifier")
             if name in self.names:
