@@ -73,7 +73,7 @@ def _read(pattern: str, non_boundary: str) -> str:
     reader = _Reader(pattern, non_boundary)
     body = reader.disjunction()
     if reader.at < len(pattern):  # (only a ")" stops a disjunction early)
-        raise reader.invalid("unmatched )")
+        raise Invalid("unmatched )")
     return "(?a)" + body if reader.ascii_words else body
 
 
@@ -147,12 +147,9 @@ class _Reader:
     def take(self) -> str:
         char = self.peek()
         if not char:
-            raise self.invalid("the pattern ends too early")
+            raise Invalid("the pattern ends too early")
         self.at += 1
         return char
-
-    def invalid(self, why: str) -> Invalid:
-        return Invalid(why)
 
     def disjunction(self) -> str:
         alternatives = [self.alternative()]
@@ -171,7 +168,7 @@ class _Reader:
         assertion = self.assertion()
         if assertion is not None:
             if self.peek() in ("*", "+", "?", "{"):
-                raise self.invalid("an assertion cannot be repeated")
+                raise Invalid("an assertion cannot be repeated")
             return assertion
         return self.atom() + self.quantifier()
 
@@ -199,7 +196,7 @@ class _Reader:
             raise Untranslated(f"groups nested more than {MAX_NESTING} deep")
         body = self.disjunction()
         if self.peek() != ")":
-            raise self.invalid("missing )")
+            raise Invalid("missing )")
         self.take()
         self.depth -= 1
         return body + ")"
@@ -215,7 +212,7 @@ class _Reader:
         if self.peek() == "?":
             spelled += self.take()
         if self.peek() in ("*", "+", "?", "{"):
-            raise self.invalid("nothing to repeat (a quantifier follows a quantifier)")
+            raise Invalid("nothing to repeat (a quantifier follows a quantifier)")
         return spelled
 
     def braces(self) -> str:
@@ -226,10 +223,10 @@ class _Reader:
             self.take()
             high = self.digits()
         if low is None or self.peek() != "}":
-            raise self.invalid("a { that does not start a quantifier {n}, {n,} or {n,m}")
+            raise Invalid("a { that does not start a quantifier {n}, {n,} or {n,m}")
         self.take()
         if high is not None and high < low:
-            raise self.invalid(f"numbers out of order in {{{low},{high}}}")
+            raise Invalid(f"numbers out of order in {{{low},{high}}}")
         return f"{{{low}{',' if comma else ''}{'' if high is None else high}}}"
 
     def digits(self) -> int | None:
@@ -249,9 +246,9 @@ class _Reader:
         if char == "\\":
             return self.atom_escape()
         if char in ("*", "+", "?"):
-            raise self.invalid("nothing to repeat")
+            raise Invalid("nothing to repeat")
         if char in ("]", "{", "}"):
-            raise self.invalid(f"a lone {char}, which must be escaped as \\{char}")
+            raise Invalid(f"a lone {char}, which must be escaped as \\{char}")
         return _spell(ord(char))
 
     def group(self) -> str:
@@ -266,15 +263,15 @@ class _Reader:
             if "\\" in name:
                 raise Untranslated("a group name written with escapes")
             if not name or not name.replace("$", "_").isidentifier():
-                raise self.invalid(f"group name {name!r} is not an identifier")
+                raise Invalid(f"group name {name!r} is not an identifier")
             if name in self.names:
-                raise self.invalid(f"group name {name!r} is used twice")
+                raise Invalid(f"group name {name!r} is used twice")
             self.names.add(name)
             self.at += len(name) + 3
             return "(" + self.group_body()  # (a name changes nothing that is matched)
         if _MODIFIERS.match(rest):
             raise Untranslated("a modifier group such as (?i:...)")
-        raise self.invalid("(? starts no group ECMA-262 has")
+        raise Invalid("(? starts no group ECMA-262 has")
 
     def atom_escape(self) -> str:
         char = self.peek()
@@ -292,15 +289,15 @@ class _Reader:
         ranges: list[tuple[int, int]] = []
         while self.peek() != "]":
             if not self.peek():
-                raise self.invalid("missing ]")
+                raise Invalid("missing ]")
             low = self.class_atom()
             if self.peek() == "-" and self.peek(1) not in ("]", ""):
                 self.take()
                 high = self.class_atom()
                 if isinstance(low, tuple) or isinstance(high, tuple):
-                    raise self.invalid("a class escape such as \\d cannot end a range")
+                    raise Invalid("a class escape such as \\d cannot end a range")
                 if high < low:
-                    raise self.invalid("range out of order in a character class")
+                    raise Invalid("range out of order in a character class")
                 ranges.append((low, high))
             elif isinstance(low, tuple):
                 ranges.extend(low)
@@ -340,12 +337,12 @@ class _Reader:
         if char in ("p", "P"):
             raise Untranslated("a Unicode property escape such as \\p{L}")
         where = " in a character class" if in_class else ""
-        raise self.invalid(f"\\{char}{where} is not an escape of ECMA-262 (u flag)")
+        raise Invalid(f"\\{char}{where} is not an escape of ECMA-262 (u flag)")
 
     def hex(self, count: int) -> int:
         spelled = self.text[self.at : self.at + count]
         if len(spelled) < count or not set(spelled) <= _HEX:
-            raise self.invalid(f"an escape needs {count} hexadecimal digits")
+            raise Invalid(f"an escape needs {count} hexadecimal digits")
         self.at += count
         return int(spelled, 16)
 
@@ -354,7 +351,7 @@ class _Reader:
             end = self.text.find("}", self.at)
             spelled = self.text[self.at + 1 : end] if end > 0 else ""
             if not spelled or not set(spelled) <= _HEX or int(spelled, 16) > 0x10FFFF:
-                raise self.invalid("\\u{...} needs a code point in hexadecimal, at most 10FFFF")
+                raise Invalid("\\u{...} needs a code point in hexadecimal, at most 10FFFF")
             self.at = end + 1
             return int(spelled, 16)
         code = self.hex(4)
