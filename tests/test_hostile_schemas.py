@@ -38,6 +38,7 @@ from tests.hostile_cases import (
     NO_UNIONS,
     allowed_unenforced,
     allowed_unenforced_document,
+    assert_one_line_refusal,
     base,
     decode_round_trip,
     edit,
@@ -620,15 +621,7 @@ def test_refused_with_one_line_and_nothing_written(
     shutil.copytree(previous_output, out)
     before = snapshot(out.parent)
     result = CliRunner().invoke(main, _args(schema, out, "pkg", target))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, lines
-    assert "Traceback" not in result.output
-    assert lines[0].startswith(f"error at {schema}#"), lines[0]
-    assert case.message in lines[0], lines[0]
-    if case.pointer is not None:
-        assert lines[0].startswith(f"error at {schema}#{case.pointer}: "), lines[0]
+    assert_one_line_refusal(result, schema, case.message, case.pointer)
     assert snapshot(out.parent) == before
 
 
