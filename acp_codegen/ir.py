@@ -45,7 +45,9 @@ class Constraints:
     minimum: int | float | None = None
     maximum: int | float | None = None
     min_length: int | None = None
+    #: The schema's pattern (ECMA-262), and `regex`, what Python's re matches it with.
     pattern: str | None = None
+    regex: str | None = None
     min_items: int | None = None
     max_length: int | None = None
     max_items: int | None = None

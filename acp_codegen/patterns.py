@@ -1,34 +1,34 @@
-"""Build-stage check: a ``pattern`` is one Python's ``re`` matches in linear time, or refused.
+"""Build-stage check: a ``pattern`` is ECMA-262 that Python's ``re`` matches the same way
+in linear time, or refused.
 
-Generated code tests patterns with ``re`` on every target (msgspec and the dataclasses
-runtime search with it, and the pydantic target hands pydantic the compiled pattern, so
-pydantic uses ``re`` as well and all three accept the same strings). ``re`` backtracks:
-``^(a+)+$`` takes seconds on a 30-character value. A linear-time engine (google-re2 has
-wheels) would be a second dependency of every generated package, with a syntax and a
-``$`` of its own, so instead the generator accepts only patterns that ``re`` provably
-matches in time linear in the value, and refuses any other with one line:
+`ecma.translate` first rewrites the pattern for ``re`` (or refuses what it cannot carry
+over); this module then checks the rewritten pattern, and `check` returns it for the
+targets. Generated code tests patterns with ``re`` on every target (msgspec and the
+dataclasses runtime search with it, and the pydantic target hands pydantic the compiled
+pattern, so pydantic uses ``re`` as well and all three accept the same strings). ``re``
+backtracks: ``^(a+)+$`` takes seconds on a 30-character value. A linear-time engine
+(google-re2 has wheels) would be a second dependency of every generated package, with a
+syntax and a ``$`` of its own, so instead the generator accepts only patterns that ``re``
+provably matches in time linear in the value, and refuses any other with one line:
 
 - **Deterministic.** Wherever the pattern may go two ways (the branches of ``|``, one
   more repetition or what follows it), the characters each way can begin with are
   disjoint, so ``re`` never follows a second way past one character. ``^\\w+@\\w+$``
   passes; ``^(a+)+$``, ``^a*a*$`` and ``^(a|ab)*$`` do not.
 - **Anchored, or short where it can fail.** ``re.search`` tries a pattern at every
-  position. One that starts with ``^`` or ``\\A`` is tried at one; any other may fail only
-  within its first `UNANCHORED_WIDTH` characters: ``ab+`` passes (once a ``b`` is seen,
-  nothing after can fail), ``a+b`` does not (on ``aaa...`` each position reads to the end).
-- **Plain constructs.** Literals, classes, ``.``, groups, ``|``, greedy and lazy
-  repetition and the anchors ``^ $ \\A \\Z \\b \\B``; no backreference, lookaround,
-  conditional, atomic group, possessive repetition or inline flag, and at most
+  position. One that starts with ``^`` is tried at one; any other may fail only within
+  its first `UNANCHORED_WIDTH` characters: ``ab+`` passes (once a ``b`` is seen, nothing
+  after can fail), ``a+b`` does not (on ``aaa...`` each position reads to the end).
+- **Plain constructs.** Literals, classes, groups, ``|``, greedy and lazy repetition and
+  the anchors ``^ $ \\b \\B``; no backreference, lookahead or lookbehind, and at most
   `MAX_PATTERN` characters.
 
-Character classes are compared exactly on ASCII; beyond it, through four disjoint parts
-(digits, other word characters, white space, the rest) that ``\\d \\w \\s`` and their
-negations are unions of, so ``\\w+\\s`` passes and an overlap is never missed.
+The translation writes every class as its ranges of code points, so classes are
+compared exactly.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 import re._constants as sre  # the parser ``re`` compiles with: the constructs as ``re`` reads them
 import re._parser as sre_parse
@@ -36,63 +36,39 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from . import ecma
+from .ecma import Refused
 from .errors import SchemaError
 
 #: Characters of a pattern; longer ones are refused (the published schemas' longest is 10).
 MAX_PATTERN = 1000
 #: How far into a value a pattern not anchored at the start may still fail.
 UNANCHORED_WIDTH = 64
-_ASCII = (1 << 128) - 1
-_ATOMS = frozenset({"digit", "word", "space", "other"})
-#: Category -> the regex that spells it and the non-ASCII parts it covers.
-_CATEGORIES = {
-    sre.CATEGORY_DIGIT: (r"\d", frozenset({"digit"})),
-    sre.CATEGORY_NOT_DIGIT: (r"\D", frozenset({"word", "space", "other"})),
-    sre.CATEGORY_WORD: (r"\w", frozenset({"digit", "word"})),
-    sre.CATEGORY_NOT_WORD: (r"\W", frozenset({"space", "other"})),
-    sre.CATEGORY_SPACE: (r"\s", frozenset({"space"})),
-    sre.CATEGORY_NOT_SPACE: (r"\S", frozenset({"digit", "word", "other"})),
-}
-_REFUSED = {
-    sre.GROUPREF: "a backreference",
-    sre.GROUPREF_EXISTS: "a conditional group",
-    sre.ASSERT: "a lookahead or lookbehind",
-    sre.ASSERT_NOT: "a lookahead or lookbehind",
-    sre.ATOMIC_GROUP: "an atomic group",
-    sre.POSSESSIVE_REPEAT: "a possessive repetition",
-}
-_ANCHORS = (sre.AT_BEGINNING, sre.AT_BEGINNING_STRING)
+#: What the translation passes on that no linear-time match allows.
+_REFUSED = {sre.ASSERT: "a lookahead or lookbehind", sre.ASSERT_NOT: "a lookahead or lookbehind"}
 
 
 @dataclass(frozen=True)
 class Chars:
-    """A set of characters: exact on ASCII (a bit mask) and for the non-ASCII `ranges`
-    written out, and by the parts of the non-ASCII rest that `atoms` name."""
+    """A set of characters: sorted, disjoint ranges of code points."""
 
-    ascii: int = 0
     ranges: tuple[tuple[int, int], ...] = ()
-    atoms: frozenset[str] = frozenset()
 
     def __or__(self, other: Chars) -> Chars:
-        return Chars(self.ascii | other.ascii, self.ranges + other.ranges, self.atoms | other.atoms)
+        return Chars(ecma.union([*self.ranges, *other.ranges]))
 
     def meets(self, other: Chars) -> bool:
-        if self.ascii & other.ascii or self.atoms & other.atoms:
-            return True
-        if any(lo <= b_hi and b_lo <= hi for lo, hi in self.ranges for b_lo, b_hi in other.ranges):
-            return True
-        return bool(_atoms_of(self.ranges) & other.atoms or _atoms_of(other.ranges) & self.atoms)
+        return any(
+            lo <= b_hi and b_lo <= hi for lo, hi in self.ranges for b_lo, b_hi in other.ranges
+        )
 
 
 NOTHING = Chars()
 
 
-class Refused(Exception):
-    """Why a pattern is refused (the caller adds where)."""
-
-
 def check(pattern: str, pointer: str, source: str) -> str:
-    """`pattern` itself when ``re`` matches it in linear time; else a `SchemaError`."""
+    """The Python ``re`` spelling of the ECMA-262 `pattern`, when ``re`` matches it as
+    ECMA-262 does and in linear time; else a `SchemaError`."""
     if len(pattern) > MAX_PATTERN:
         raise SchemaError(
             f"pattern is {len(pattern):,} characters, over the {MAX_PATTERN:,}-character limit",
@@ -100,16 +76,29 @@ def check(pattern: str, pointer: str, source: str) -> str:
             source,
         )
     try:
-        parsed = sre_parse.parse(pattern)
-    except re.error as exc:
-        raise SchemaError(f"invalid pattern: {exc}", pointer, source) from None
-    try:
-        if parsed.state.flags & ~re.UNICODE:
-            raise Refused("an inline flag such as (?i)")
-        items = list(parsed)
+        python = ecma.translate(pattern)
+        items = list(sre_parse.parse(python))
         _sequence(items, NOTHING)
         if not _anchored(items):
             _short_where_it_can_fail(items)
+    except ecma.Invalid as why:
+        raise SchemaError(
+            f"invalid pattern {pattern!r}, read as ECMA-262 with the u flag: {why}",
+            pointer,
+            source,
+        ) from None
+    except ecma.Untranslated as why:
+        raise SchemaError(
+            f"pattern {pattern!r} holds {why}, which generated code cannot match as ECMA-262 does",
+            pointer,
+            source,
+        ) from None
+    except (re.error, OverflowError) as why:  # (as a repetition count past re's limit)
+        raise SchemaError(
+            f"pattern {pattern!r} is ECMA-262 that Python's re cannot compile: {why}",
+            pointer,
+            source,
+        ) from None
     except Refused as why:
         raise SchemaError(
             f"pattern {pattern!r} is not one that Python's re, which generated code matches "
@@ -117,7 +106,7 @@ def check(pattern: str, pointer: str, source: str) -> str:
             pointer,
             source,
         ) from None
-    return pattern
+    return python
 
 
 # -- determinism ------------------------------------------------------------------------------
@@ -142,10 +131,7 @@ def _node(item: tuple[Any, Any], follow: Chars) -> tuple[Chars, bool]:
     if op == sre.AT:
         return NOTHING, True  # (an anchor only narrows: it adds no way to go)
     if op == sre.SUBPATTERN:
-        _group, add_flags, del_flags, body = arg
-        if add_flags or del_flags:
-            raise Refused("an inline flag such as (?i:...)")
-        return _sequence(list(body), follow)
+        return _sequence(list(arg[3]), follow)
     if op == sre.BRANCH:
         return _branch([list(b) for b in arg[1]], follow)
     if op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
@@ -184,66 +170,26 @@ def _repeat(arg: tuple[int, int, Any], follow: Chars) -> tuple[Chars, bool]:
 
 def _chars(op: Any, arg: Any) -> Chars:
     if op == sre.LITERAL:
-        return _literal(arg)
+        return Chars(((arg, arg),))
     if op == sre.NOT_LITERAL:
-        return Chars(_ASCII & ~(1 << arg) if arg < 128 else _ASCII, (), _ATOMS)
-    if op == sre.ANY:
-        return Chars(_ASCII & ~(1 << ord("\n")), (), _ATOMS)
+        return Chars(ecma.negate(((arg, arg),)))
     if op == sre.IN:
         return _class(arg)
     raise Refused(f"it holds {str(op).lower().replace('_', ' ')}, which is not supported")
 
 
-def _literal(code: int) -> Chars:
-    return Chars(1 << code) if code < 128 else Chars(ranges=((code, code),))
-
-
 def _class(items: list[tuple[Any, Any]]) -> Chars:
-    negate = bool(items) and items[0][0] == sre.NEGATE
-    found = NOTHING
-    whole: frozenset[str] = frozenset()  # non-ASCII parts a category covers entirely
-    for op, arg in items[1:] if negate else items:
+    negated = bool(items) and items[0][0] == sre.NEGATE
+    ranges = []
+    for op, arg in items[1:] if negated else items:
         if op == sre.LITERAL:
-            found |= _literal(arg)
+            ranges.append((arg, arg))
         elif op == sre.RANGE:
-            lo, hi = arg
-            mask = sum(1 << c for c in range(lo, min(hi, 127) + 1))
-            found |= Chars(mask, ((max(lo, 128), hi),) if hi >= 128 else ())
-        elif op == sre.CATEGORY and arg in _CATEGORIES:
-            atoms = _CATEGORIES[arg][1]
-            found |= Chars(_category_ascii(arg), (), atoms)
-            whole |= atoms
-        else:
+            ranges.append(arg)
+        else:  # (the translation writes classes as ranges and characters only)
             raise Refused("a character class holds a construct that is not supported")
-    if not negate:
-        return found
-    return Chars(_ASCII & ~found.ascii, (), _ATOMS - whole)
-
-
-@functools.cache
-def _category_ascii(category: Any) -> int:
-    spelled = re.compile(_CATEGORIES[category][0])
-    return sum(1 << c for c in range(128) if spelled.match(chr(c)))
-
-
-@functools.cache
-def _atoms_of(ranges: tuple[tuple[int, int], ...]) -> frozenset[str]:
-    """The non-ASCII parts that characters in `ranges` fall into (all four for a range
-    too long to look through)."""
-    found: set[str] = set()
-    for lo, hi in ranges:
-        if hi - lo > 4096:
-            return _ATOMS
-        found.update(_atom(chr(c)) for c in range(lo, hi + 1))
-    return frozenset(found)
-
-
-def _atom(char: str) -> str:
-    if re.match(r"\d", char):
-        return "digit"
-    if re.match(r"\w", char):
-        return "word"
-    return "space" if re.match(r"\s", char) else "other"
+    found = ecma.union(ranges)
+    return Chars(ecma.negate(found) if negated else found)
 
 
 # -- where an unanchored pattern can fail ------------------------------------------------------
@@ -254,7 +200,7 @@ def _anchored(items: list[Any]) -> bool:
         return False
     op, arg = items[0]
     if op == sre.AT:
-        return arg in _ANCHORS
+        return bool(arg == sre.AT_BEGINNING)
     if op == sre.SUBPATTERN:
         return _anchored(list(arg[3]))
     if op == sre.BRANCH:

@@ -5,7 +5,7 @@ so far) and, where it must recurse into a new node, the `Nodes` callbacks.
 Turns a property's schema into an `ir.TypeExpr`: refs, the two nullable
 spellings, inline unions (through ``nodes.inline_union``), consts and enums,
 arrays, maps, inline objects (which become named structs) and scalars with
-their formats and constraints (a pattern passes `patterns.check` first). Which
+their formats and constraints (a pattern is translated by `patterns.check`). Which
 keywords are read at all is `keywords`'s to say, before the build.
 """
 
@@ -145,7 +145,7 @@ def constraints(reg: Registry, schema: dict[str, Any], pointer: str) -> ir.Const
         if key == "pattern":
             if not isinstance(value, str):
                 raise reg.error(f"{key} has an invalid value {value!r}", where)
-            values[attr] = patterns.check(value, where, reg.source)
+            values["pattern"], values["regex"] = value, patterns.check(value, where, reg.source)
             continue
         if not limits.is_number(value):
             raise reg.error(f"{key} has an invalid value {value!r}", where)

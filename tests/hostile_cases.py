@@ -113,6 +113,19 @@ def snapshot(root: Path) -> dict[str, bytes | None]:
     }
 
 
+def assert_one_line_refusal(result: Any, schema: Path, message: str, pointer: str | None) -> None:
+    """A CLI run (click's `Result`) that refused `schema`: exit code 2, no traceback, and one
+    line holding `message`, at `pointer` when one is given."""
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert "Traceback" not in result.output
+    where = f"error at {schema}#" + ("" if pointer is None else f"{pointer}: ")
+    assert lines[0].startswith(where), lines[0]
+    assert message in lines[0], lines[0]
+
+
 def huge_schema(path: Path, megabytes: int = 50) -> None:
     """Write a syntactically valid schema of `megabytes` MB (one giant description)."""
     chunk = "y" * 2**20

@@ -30,7 +30,7 @@ class DataclassesLowering(Lowering):
                 bounds["multiple_of"] = c.multiple_of
             args = {k: v for k, v in bounds.items() if v is not None}
         else:
-            lengths = {"min_length": c.min_length, "max_length": c.max_length, "pattern": c.pattern}
+            lengths = {"min_length": c.min_length, "max_length": c.max_length, "pattern": c.regex}
             args = {k: v for k, v in lengths.items() if v is not None}
         if not args:
             return base

@@ -70,8 +70,8 @@ class MsgspecLowering(Lowering):
                 args["min_length"] = c.min_length
             if c.max_length is not None:
                 args["max_length"] = c.max_length
-            if c.pattern is not None:
-                args["pattern"] = c.pattern
+            if c.regex is not None:
+                args["pattern"] = c.regex
         if prim.kind == "float":
             return self.number(args)
         # msgspec's bounds must fit int64: a wider one (uint64's top) goes in an `IntRange`,

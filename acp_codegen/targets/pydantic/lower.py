@@ -79,10 +79,10 @@ class PydanticLowering(Lowering):
         metas = [
             self.use("annotated_types", f"annotated_types.{k}({v!r})") for k, v in checks.items()
         ]
-        if prim.kind == "str" and c.pattern is not None:
+        if prim.kind == "str" and c.regex is not None:
             # Compiled: pydantic then matches with Python's re, as the other targets do.
             self.use("re", "")
-            compiled = f"re.compile({c.pattern!r})"
+            compiled = f"re.compile({c.regex!r})"
             metas.append(self.use("pydantic", f"pydantic.StringConstraints(pattern={compiled})"))
         if not metas:
             return base

@@ -57,7 +57,7 @@ class Items(
     ) = msgspec.UNSET
     limit: typing.Annotated[int | None, _rt.lenient(10)] | msgspec.UnsetType = msgspec.UNSET
     """Schema default: 10."""
-    label: typing.Annotated[str, msgspec.Meta(min_length=1, pattern="^[a-z]+$")]
+    label: typing.Annotated[str, msgspec.Meta(min_length=1, pattern="^[a-z]+\\Z")]
     _acp_extra: _rt.Extras | msgspec.UnsetType = msgspec.UNSET
     """Undeclared properties this object arrived with (`extra_fields` reads them)."""
 

@@ -34,7 +34,7 @@ class Items(_rt.OpenModel, tag=("sessionUpdate", "items")):
     ] = _rt.UNSET
     limit: typing.Annotated[int | None | _rt.UnsetType, _rt.lenient(10)] = _rt.UNSET
     """Schema default: 10."""
-    label: typing.Annotated[str, _rt.Meta(min_length=1, pattern="^[a-z]+$")]
+    label: typing.Annotated[str, _rt.Meta(min_length=1, pattern="^[a-z]+\\Z")]
 
 
 class Notify(_rt.OpenModel):

@@ -41,7 +41,7 @@ class Items(_rt.OpenModel):
     limit: typing.Annotated[int | None | _rt.UNSET, _rt.lenient(10)] = _rt.UNSET
     """Schema default: 10."""
     label: typing.Annotated[
-        str, annotated_types.MinLen(1), pydantic.StringConstraints(pattern=re.compile("^[a-z]+$"))
+        str, annotated_types.MinLen(1), pydantic.StringConstraints(pattern=re.compile("^[a-z]+\\Z"))
     ]
 
 
