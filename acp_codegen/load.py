@@ -182,12 +182,12 @@ def load_path(path: Path) -> LoadedSchema:
 
 
 def _check_depth(document: Any, source: str) -> None:
-    """Refuse nesting beyond `MAX_DEPTH`, text that UTF-8 cannot carry, and numbers that
-    overflow a 64-bit float."""
-    stack: list[tuple[Any, int, str]] = [(document, 0, "")]
+    """Refuse arrays and objects nested more than `MAX_DEPTH` deep (``[[1]]`` nests 2), text
+    that UTF-8 cannot carry, and numbers that overflow a 64-bit float."""
+    stack: list[tuple[Any, int, str]] = [(document, 1, "")]  # (node, its depth, pointer)
     while stack:
         node, depth, pointer = stack.pop()
-        if depth > MAX_DEPTH:
+        if depth > MAX_DEPTH and isinstance(node, dict | list):
             raise SchemaError(f"schema nests deeper than {MAX_DEPTH} levels", pointer, source)
         if isinstance(node, dict):
             for key, value in node.items():

@@ -73,8 +73,12 @@ def test_open_enum_prints_as_its_value_and_keeps_unknown_values(pkg: ModuleType)
     assert (str(known), f"{known}", "%s" % known) == ("completed",) * 3  # noqa: UP031
     assert json.loads(pkg.encode(known)) == "completed"
     later = status("archived")
-    assert (later, later.is_known, later.is_future, str(later)) == ("archived", False, True,
-                                                                    "archived")
+    assert (later, later.is_known, later.is_future, str(later)) == (
+        "archived",
+        False,
+        True,
+        "archived",
+    )
     # One kind of class on every target: an `enum` class whose instances are strings, the
     # unknown value an instance of the same class, and the known one its member.
     assert issubclass(status, enum.Enum) and isinstance(later, str) and type(later) is status
@@ -100,10 +104,12 @@ def test_session_state_reduces_and_reads_back(pkg: ModuleType) -> None:
     data = json.loads(json.dumps(state.to_dict()))
     assert (data["state"], data["stop_reason"], data["error"]) == ("idle", "end_turn", None)
     assert data["timeline"] == [
-        {"kind": "user_message", "id": "u",
-         "fields": {"message_id": "u", "content": [text("q")]}},
-        {"kind": "agent_message", "id": "a",
-         "fields": {"message_id": "a", "content": [text("1", zz=True), text("2")]}},
+        {"kind": "user_message", "id": "u", "fields": {"message_id": "u", "content": [text("q")]}},
+        {
+            "kind": "agent_message",
+            "id": "a",
+            "fields": {"message_id": "a", "content": [text("1", zz=True), text("2")]},
+        },
         {"kind": "unknown", "id": "0", "update": update("hologram", depth=1)},
     ]
 
@@ -118,8 +124,11 @@ def _replay(pkg: ModuleType, tmp_path: Path, *lines: str, flag: str = "") -> Any
 def test_state_module_replays_a_recorded_stream(pkg: ModuleType, tmp_path: Path) -> None:
     chunk = update("agent_message_chunk", messageId="a", content=text("hi"))
     idle = update("state_update", state="idle", stopReason="end_turn")
-    message = {"jsonrpc": "2.0", "method": "session/update",
-               "params": {"sessionId": "s", "update": chunk}}
+    message = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": "s", "update": chunk},
+    }
     lines = (json.dumps(message), "", json.dumps({"sessionId": "s", "update": idle}))
     done = _replay(pkg, tmp_path, *lines)
     assert (done.returncode, done.stderr) == (0, "")
@@ -141,10 +150,33 @@ def test_state_module_names_the_bad_line(pkg: ModuleType, tmp_path: Path) -> Non
         line = done.stderr.rstrip("\n")
         assert line.startswith(f"{tmp_path / 'stream.jsonl'}:2: ") and why in line, line
         assert "\n" not in line and "Traceback" not in line
-    missing = subprocess.run([sys.executable, "-m", f"{pkg.__name__}.state", "nope.jsonl"],
-                             capture_output=True, text=True, timeout=60, check=False)
-    assert (missing.returncode, missing.stderr) == (2, "nope.jsonl: cannot read: "
-                                                       "No such file or directory\n")
+    missing = subprocess.run(
+        [sys.executable, "-m", f"{pkg.__name__}.state", "nope.jsonl"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (missing.returncode, missing.stderr) == (
+        2,
+        "nope.jsonl: cannot read: No such file or directory\n",
+    )
+
+
+def test_package_is_used_with_warnings_as_errors(pkg: ModuleType) -> None:
+    """A fresh interpreter that makes every warning an error imports the package, decodes
+    an update with an omitted field and writes it back: nothing on that path is deprecated
+    in the library installed (pydantic 2.14 deprecates ``pydantic.experimental``'s
+    ``MISSING``, for one)."""
+    code = (
+        f"import json, {pkg.__name__} as p\n"
+        "data = json.dumps({'sessionUpdate': 'agent_message_chunk', 'messageId': 'm',"
+        " 'content': {'type': 'text', 'text': 'hi'}})\n"
+        "assert json.loads(p.encode(p.decode_update(data))) == json.loads(data)\n"
+    )
+    args = [sys.executable, "-W", "error", "-c", code]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=60, check=False)
+    assert (done.returncode, done.stderr) == (0, "")
 
 
 def test_dispatch_calls_overrides_and_warns_of_unused_ones(pkg: ModuleType) -> None:
@@ -164,11 +196,13 @@ def test_dispatch_calls_overrides_and_warns_of_unused_ones(pkg: ModuleType) -> N
             def on_tool_call(self, update: Any) -> None:  # a v1 kind this schema lacks
                 self.seen.append("never")
 
-    assert [(w.category.__name__, str(w.message)) for w in caught] == [(
-        "UnusedHandlerWarning",
-        "test_dispatch_calls_overrides_and_warns_of_unused_ones.<locals>.Client.on_tool_call "
-        "is never called: SessionUpdateHandler has no 'tool_call' member (an older schema's?)",
-    )]
+    assert [(w.category.__name__, str(w.message)) for w in caught] == [
+        (
+            "UnusedHandlerWarning",
+            "test_dispatch_calls_overrides_and_warns_of_unused_ones.<locals>.Client.on_tool_call "
+            "is never called: SessionUpdateHandler has no 'tool_call' member (an older schema's?)",
+        )
+    ]
     assert caught[0].filename == __file__  # points at the class statement
     client = Client()
     for payload in (update("plan_removed", planId="p"), update("hologram")):
@@ -179,8 +213,11 @@ def test_dispatch_calls_overrides_and_warns_of_unused_ones(pkg: ModuleType) -> N
 def test_terminal_output_is_strict_base64_and_reads_back_as_base64(pkg: ModuleType) -> None:
     state = pkg.SessionState()
     for data in ("Y2Fmww==", "qSEK", "not base64!"):  # the last chunk is dropped, not garbled
-        state.apply(pkg.decode_update(json.dumps(
-            update("terminal_output_chunk", terminalId="t", data=data))))
+        state.apply(
+            pkg.decode_update(
+                json.dumps(update("terminal_output_chunk", terminalId="t", data=data))
+            )
+        )
     assert state.get("terminal", "t").output == "café!\n".encode()
     fields = state.to_dict()["timeline"][0]["fields"]
     assert fields["output"] == "Y2Fmw6khCg=="  # the bytes gathered, as base64 text

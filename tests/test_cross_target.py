@@ -19,14 +19,29 @@ from typing import Any
 import pytest
 
 from tests import corpus
-from tests.conftest import OWN_SCHEMA, TARGETS, GenerateFn
+from tests.conftest import OWN_SCHEMA, REPO, TARGETS, GenerateFn
 from tests.decode_outcomes import outcome
 from tests.instances import Instances, Variant, envelope, notification_def, union_size
 from tests.mutations import Mutator
 
 #: Values of every JSON kind, some of which fit a field somewhere.
-VALUES = ('"x"', "1.5", "null", "{}", "[]", "-1", "0", "true", '{"a":1}', '[{"type":"text",'
-          '"text":"x"}]', '""', '"_ext"', '"in_progress"', "[1]", '{"type":"text"}')
+VALUES = (
+    '"x"',
+    "1.5",
+    "null",
+    "{}",
+    "[]",
+    "-1",
+    "0",
+    "true",
+    '{"a":1}',
+    '[{"type":"text","text":"x"}]',
+    '""',
+    '"_ext"',
+    '"in_progress"',
+    "[1]",
+    '{"type":"text"}',
+)
 MESSAGES = 800
 PER_MESSAGE = 3
 #: Mutated payloads per schema through the three targets (CI sets ``ACP_READING_MUTATIONS``).
@@ -36,8 +51,13 @@ MUTATED = int(os.environ.get("ACP_READING_MUTATIONS", "150")) * 2
 def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     """The path of every value inside `value` (containers too), itself left out."""
     out: list[tuple[Any, ...]] = []
-    items = (value.items() if isinstance(value, dict)
-             else enumerate(value) if isinstance(value, list) else ())
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
     for key, inner in items:
         out.append((*path, key))
         out.extend(_paths(inner, (*path, key)))
@@ -73,7 +93,9 @@ def test_targets_agree_on_damaged_messages(make_package: GenerateFn) -> None:
             data = json.dumps(damaged).replace('"@@value@@"', value).encode()
             outcomes = {t: _outcome(pkg, data) for t, pkg in packages.items()}
             assert len({json.dumps(o, sort_keys=True) for o in outcomes.values()}) == 1, (
-                data, outcomes)
+                data,
+                outcomes,
+            )
             decoded += outcomes[TARGETS[0]][0] == "decoded"
     # (both kinds of outcome are exercised: damage a lenient field or an item, or not)
     assert 0.1 * MESSAGES * PER_MESSAGE < decoded < 0.9 * MESSAGES * PER_MESSAGE, decoded
@@ -99,8 +121,7 @@ def _compared(pkg: Any, data: bytes, call: str = "decode_notification") -> tuple
 
 
 @pytest.mark.parametrize(("key", "keep"), [("v1", True), ("v2-unstable", True), ("v1", False)])
-def test_targets_agree_on_mutated_payloads(make_package: GenerateFn, key: str,
-                                           keep: bool) -> None:
+def test_targets_agree_on_mutated_payloads(make_package: GenerateFn, key: str, keep: bool) -> None:
     """The payload fuzz's mutations (flipped kinds, dropped and doubled keys, deep nesting,
     invalid UTF-8, a BOM...) of valid payloads, through all three targets: the same
     outcome, class, bytes written back, repairs (replacements included), and exception
@@ -108,13 +129,18 @@ def test_targets_agree_on_mutated_payloads(make_package: GenerateFn, key: str,
     corpus.require()
     path = corpus.newest(corpus.NEWEST[key])
     name = "cross_" + key.replace("-", "_") + ("" if keep else "_dropping")
-    packages = {t: make_package(path, name, target=t, take_all=True, keep_unknown_fields=keep)
-                for t in TARGETS}
+    packages = {
+        t: make_package(path, name, target=t, take_all=True, keep_unknown_fields=keep)
+        for t in TARGETS
+    }
     document = json.loads(path.read_text(encoding="utf-8"))
     name = notification_def(document)
     assert name is not None
-    seeds = [envelope(Instances(document, Variant(v, full)).of_def(name))
-             for v in range(union_size(document, "SessionUpdate")) for full in (True, False)]
+    seeds = [
+        envelope(Instances(document, Variant(v, full)).of_def(name))
+        for v in range(union_size(document, "SessionUpdate"))
+        for full in (True, False)
+    ]
     mutator = Mutator(7, sorted(packages[TARGETS[0]].SESSION_UPDATE_VARIANTS))
     kinds = set()
     for index in range(MUTATED):
@@ -136,14 +162,35 @@ def _nested(levels: int, where: str) -> bytes:
     return ('{"sessionUpdate":"agent_message_chunk","messageId":"m",' + tail + "}").encode()
 
 
+def _levels(value: Any) -> int:
+    """How deep `value` nests, counting each array and object (``[[1]]`` is 2)."""
+    if isinstance(value, dict | list):
+        inner = value.values() if isinstance(value, dict) else value
+        return 1 + max(map(_levels, inner), default=0)
+    return 0
+
+
+def _documented_limit() -> int:
+    """The payload nesting limit docs/compatibility.md states: one number wherever it is
+    stated."""
+    text = " ".join((REPO / "docs" / "compatibility.md").read_text(encoding="utf-8").split())
+    stated = set(re.findall(r"JSON nested deeper than (\d+) levels", text))
+    assert len(stated) == 1, stated
+    return int(stated.pop())
+
+
 @pytest.mark.parametrize("where", ["_meta", "content"])
 def test_targets_share_one_nesting_limit(make_package: GenerateFn, where: str) -> None:
-    """`MAX_DEPTH` levels decode on every target and one more is the same `DecodeError` on
-    every target, whether the value is free JSON or a field's (lenient or strict)."""
+    """`MAX_DEPTH` levels, the number the documentation states, decode on every target and
+    one more is the same `DecodeError` on every target, whether the value is free JSON or
+    a field's (lenient or strict)."""
     packages = [make_package(OWN_SCHEMA, "nesting", target=t) for t in TARGETS]
     limit = {pkg._runtime.MAX_DEPTH for pkg in packages}
-    assert limit == {200}
-    for levels, expected in ((200, "ok"), (201, "error")):
+    assert limit == {_documented_limit()}
+    (depth,) = limit
+    assert _levels(json.loads("[[1]]")) == 2
+    for levels, expected in ((depth, "ok"), (depth + 1, "error")):
+        assert _levels(json.loads(_nested(levels, where))) == levels
         outcomes = [_compared(pkg, _nested(levels, where), "decode_update") for pkg in packages]
         assert all(o == outcomes[0] for o in outcomes), (levels, outcomes)
         assert outcomes[0][0] == expected, outcomes[0]

@@ -7,6 +7,7 @@ breaks it fails here first.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -19,6 +20,15 @@ def test_behaviour_module_passes_on_every_target_here(tmp_path: Path) -> None:
     names = other_pythons.write_packages(tmp_path)
     assert sorted(names) == ["acp_dataclasses", "acp_msgspec", "acp_pydantic"]
     assert other_pythons.run_behaviour(sys.executable, tmp_path, names) == 0
+
+
+def test_oldest_python_runs_the_oldest_pydantic_the_readme_names() -> None:
+    readme = (other_pythons.REPO / "README.md").read_text(encoding="utf-8")
+    (stated,) = re.findall(r"\(pydantic ([0-9.]+) or newer\)", readme)
+    assert other_pythons.OLDEST_PYDANTIC == f"{stated}.0"
+    oldest, *others = other_pythons.VERSIONS
+    assert f"pydantic=={stated}.0" in other_pythons.libraries(oldest)
+    assert all(other_pythons.libraries(v) == other_pythons.LIBRARIES for v in others)
 
 
 def test_newest_patch_release_is_chosen(tmp_path: Path) -> None:

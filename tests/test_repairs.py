@@ -20,30 +20,64 @@ from tests.conftest import OWN_SCHEMA, GenerateFn
 
 #: (update, [(path, action, original)], the update as re-encoded)
 CASES: list[tuple[dict[str, Any], list[tuple[str, str, Any]], dict[str, Any]]] = [
-    ({"sessionUpdate": "plan", "entries": None},
-     [("$.entries", "defaulted", None)], {"sessionUpdate": "plan", "entries": []}),
-    ({"sessionUpdate": "plan", "entries": [
-        {"content": "a", "priority": "high", "status": "pending"}, {"content": 5}]},
-     [("$.entries[1]", "skipped", {"content": 5})],
-     {"sessionUpdate": "plan", "entries": [
-         {"content": "a", "priority": "high", "status": "pending"}]}),
-    ({"sessionUpdate": "available_commands_update", "availableCommands": "oops"},
-     [("$.availableCommands", "defaulted", "oops")],
-     {"sessionUpdate": "available_commands_update", "availableCommands": []}),
-    ({"sessionUpdate": "tool_call_update", "toolCallId": "t", "kind": 5},
-     [("$.kind", "defaulted", 5)], {"sessionUpdate": "tool_call_update", "toolCallId": "t"}),
-    ({"sessionUpdate": "tool_call_update", "toolCallId": "t", "content": [
-        {"type": "content"}, {"type": "terminal", "terminalId": "x"}, 7]},
-     [("$.content[0]", "skipped", {"type": "content"}), ("$.content[2]", "skipped", 7)],
-     {"sessionUpdate": "tool_call_update", "toolCallId": "t",
-      "content": [{"type": "terminal", "terminalId": "x"}]}),
-    ({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"},
-      "_meta": [1], "extra": 0},
-     [("$._meta", "defaulted", [1])],
-     {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"},
-      "extra": 0}),
-    ({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}},
-     [], {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}),
+    (
+        {"sessionUpdate": "plan", "entries": None},
+        [("$.entries", "defaulted", None)],
+        {"sessionUpdate": "plan", "entries": []},
+    ),
+    (
+        {
+            "sessionUpdate": "plan",
+            "entries": [{"content": "a", "priority": "high", "status": "pending"}, {"content": 5}],
+        },
+        [("$.entries[1]", "skipped", {"content": 5})],
+        {
+            "sessionUpdate": "plan",
+            "entries": [{"content": "a", "priority": "high", "status": "pending"}],
+        },
+    ),
+    (
+        {"sessionUpdate": "available_commands_update", "availableCommands": "oops"},
+        [("$.availableCommands", "defaulted", "oops")],
+        {"sessionUpdate": "available_commands_update", "availableCommands": []},
+    ),
+    (
+        {"sessionUpdate": "tool_call_update", "toolCallId": "t", "kind": 5},
+        [("$.kind", "defaulted", 5)],
+        {"sessionUpdate": "tool_call_update", "toolCallId": "t"},
+    ),
+    (
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "t",
+            "content": [{"type": "content"}, {"type": "terminal", "terminalId": "x"}, 7],
+        },
+        [("$.content[0]", "skipped", {"type": "content"}), ("$.content[2]", "skipped", 7)],
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "t",
+            "content": [{"type": "terminal", "terminalId": "x"}],
+        },
+    ),
+    (
+        {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": "hi"},
+            "_meta": [1],
+            "extra": 0,
+        },
+        [("$._meta", "defaulted", [1])],
+        {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": "hi"},
+            "extra": 0,
+        },
+    ),
+    (
+        {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}},
+        [],
+        {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}},
+    ),
 ]
 
 
@@ -57,18 +91,26 @@ def _rows(repairs: list[Any]) -> list[tuple[str, str, Any]]:
     return [(r.path, r.action, r.original) for r in repairs]
 
 
-@pytest.mark.parametrize(("update", "expected", "encoded"), CASES,
-                         ids=[f"case{i}" for i in range(len(CASES))])
-def test_repair_table(v1: ModuleType, update: dict[str, Any],
-                      expected: list[tuple[str, str, Any]], encoded: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    ("update", "expected", "encoded"), CASES, ids=[f"case{i}" for i in range(len(CASES))]
+)
+def test_repair_table(
+    v1: ModuleType,
+    update: dict[str, Any],
+    expected: list[tuple[str, str, Any]],
+    encoded: dict[str, Any],
+) -> None:
     data = json.dumps(update).encode()
     repairs: list[Any] = []
     decoded = v1.decode_update(data, repairs=repairs)
     assert _rows(repairs) == expected
     assert json.loads(v1.encode(decoded)) == encoded
     assert v1.decode_update(data) == decoded  # not asking costs nothing and changes nothing
-    message = {"jsonrpc": "2.0", "method": "session/update",
-               "params": {"sessionId": "s", "update": update}}
+    message = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": "s", "update": update},
+    }
     repairs = []
     v1.decode_notification(json.dumps(message).encode(), repairs=repairs)
     assert _rows(repairs) == [("$.params.update" + p[1:], a, o) for p, a, o in expected]
@@ -84,22 +126,93 @@ def test_a_missing_required_array_is_an_error(v1: ModuleType) -> None:
     is a `DecodeError` naming it, lenient or not (as both TypeScript SDKs read it)."""
     with pytest.raises(v1.DecodeError, match="missing required field `entries`"):
         v1.decode_update(b'{"sessionUpdate":"plan"}')
-    message = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s",' \
+    message = (
+        b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s",'
         b'"update":{"sessionUpdate":"plan"}}}'
+    )
     with pytest.raises(v1.DecodeError, match="missing required field `entries`"):
         v1.decode_notification(message)
 
 
+#: (key of the config option's ID, key of a group's ID) in each protocol line.
+_SELECT_KEYS = {"v1": ("id", "group"), "v2": ("configId", "groupId")}
+
+
+def _config_update(line: str, options: Any) -> dict[str, Any]:
+    """A config_option_update holding one select option with `options`, then a boolean."""
+    ident, _ = _SELECT_KEYS[line]
+    select = {
+        ident: "mode",
+        "name": "Mode",
+        "type": "select",
+        "currentValue": "a",
+        "options": options,
+    }
+    toggle = {ident: "fast", "name": "Fast", "type": "boolean", "currentValue": True}
+    return {"sessionUpdate": "config_option_update", "configOptions": [select, toggle]}
+
+
+@pytest.mark.parametrize("line", ["v1", "v2"])
+@pytest.mark.parametrize("bad", ["x", {"a": 1}, None, 5, [7]])
+def test_select_group_with_bad_options_keeps_the_option(
+    make_package: GenerateFn, target: str, line: str, bad: Any
+) -> None:
+    """`SessionConfigSelectGroup.options` is required and carries
+    `x-deserialize-default-on-error`, so a group whose options do not read keeps the
+    group, and so the config option, with `options: []` and a `defaulted` repair. In v2
+    the field also has `minItems: 1`, which `[]` breaks: the flag's fallback is still
+    taken, as the TypeScript SDK takes it, so v1 and v2 read the same."""
+    corpus.require()
+    pkg = make_package(corpus.newest(corpus.NEWEST[line]), f"rep_{line}", target=target)
+    _, group_key = _SELECT_KEYS[line]
+    update = _config_update(line, [{group_key: "g", "name": "G", "options": bad}])
+    repairs: list[Any] = []
+    decoded = pkg.decode_update(json.dumps(update), repairs)
+    kept = json.loads(pkg.encode(decoded))["configOptions"]
+    assert [o["type"] for o in kept] == ["select", "boolean"]
+    assert kept[0]["options"] == [{group_key: "g", "name": "G", "options": []}]
+    where = "$.configOptions[0].options[0].options"
+    if isinstance(bad, list) and line == "v1":  # (no minItems: only the bad item goes)
+        assert _rows(repairs) == [(where + "[0]", "skipped", 7)]
+    else:
+        assert _rows(repairs) == [(where, "defaulted", bad)]
+    plain: list[Any] = []
+    walked = pkg._runtime.convert(
+        json.loads(json.dumps(update)), pkg.models.SessionUpdate, "$", plain
+    )
+    assert _rows(plain) == _rows(repairs) and pkg.encode(walked) == pkg.encode(decoded)
+
+
+@pytest.mark.parametrize("line", ["v1", "v2"])
+@pytest.mark.parametrize("bad", ["x", {"a": 1}, None, 5])
+def test_select_options_not_an_array_drop_the_option(
+    make_package: GenerateFn, target: str, line: str, bad: Any
+) -> None:
+    """`SessionConfigSelect.options` itself carries no leniency flag: a value there that is
+    not an array fails the select option, which `configOptions`
+    (`x-deserialize-skip-invalid-items`) then skips, in v1 as in v2."""
+    corpus.require()
+    pkg = make_package(corpus.newest(corpus.NEWEST[line]), f"rep_{line}", target=target)
+    update = _config_update(line, bad)
+    repairs: list[Any] = []
+    kept = json.loads(pkg.encode(pkg.decode_update(json.dumps(update), repairs)))
+    assert [o["type"] for o in kept["configOptions"]] == ["boolean"]
+    assert _rows(repairs) == [("$.configOptions[0]", "skipped", update["configOptions"][0])]
+
+
 def test_a_request_is_not_a_notification(v1: ModuleType) -> None:
     update = {"sessionUpdate": "plan", "entries": []}
-    for params in ({"sessionId": "s", "update": update},
-                   {"sessionId": "s", "update": {**update, "entries": None}}):
+    for params in (
+        {"sessionId": "s", "update": update},
+        {"sessionId": "s", "update": {**update, "entries": None}},
+    ):
         message = {"jsonrpc": "2.0", "id": 3, "method": "session/update", "params": params}
         with pytest.raises(v1.DecodeError, match="request"):
             v1.decode_notification(json.dumps(message).encode())
 
 
 # -- bad input --------------------------------------------------------------------------------
+
 
 def _deep(levels: int) -> bytes:
     return ('{"sessionUpdate":"_x","v":' + "[" * levels + "]" * levels + "}").encode()
@@ -119,8 +232,7 @@ BAD: dict[str, bytes | str] = {
     # Where no type is declared, the parser alone sees the number: each spot on its own.
     "1e400 in _meta": b'{"sessionUpdate":"agent_message","messageId":"m","_meta":{"a":1e400}}',
     "-1e400 in an unknown update": b'{"sessionUpdate":"_x","v":{"w":[2,-1e400]}}',
-    "NaN in an undeclared property": b'{"sessionUpdate":"agent_message","messageId":"m",'
-    b'"x":NaN}',
+    "NaN in an undeclared property": b'{"sessionUpdate":"agent_message","messageId":"m","x":NaN}',
     "1e400 in an undeclared property": b'{"sessionUpdate":"agent_message","messageId":"m",'
     b'"x":{"y":[1e400]}}',
     "Infinity in an untyped field": b'{"sessionUpdate":"tool_call_update","toolCallId":"t",'
@@ -146,8 +258,7 @@ BAD: dict[str, bytes | str] = {
 
 
 @pytest.mark.parametrize("case", sorted(BAD))
-def test_bad_input_raises_decode_error(make_package: GenerateFn, target: str,
-                                       case: str) -> None:
+def test_bad_input_raises_decode_error(make_package: GenerateFn, target: str, case: str) -> None:
     pkg = make_package(OWN_SCHEMA, "rep_own", target=target)
     with pytest.raises(pkg.DecodeError):
         pkg.decode_update(BAD[case])
@@ -159,8 +270,9 @@ def test_bad_input_in_a_dropped_place(make_package: GenerateFn, target: str) -> 
     besides the four JSON-RPC ones may be skipped unread (the pydantic target skips a NaN
     there), but never changes what decodes: the message decodes as it would without it."""
     update = b'{"sessionUpdate":"agent_message","messageId":"m"%s}'
-    notification = b'{"jsonrpc":"2.0","method":"session/update",%s"params":{"sessionId":"s",' \
-        b'"update":%s}}'
+    notification = (
+        b'{"jsonrpc":"2.0","method":"session/update",%s"params":{"sessionId":"s","update":%s}}'
+    )
     closed = make_package(OWN_SCHEMA, "rep_own_drop", target=target, keep_unknown_fields=False)
     opened = make_package(OWN_SCHEMA, "rep_own", target=target)
     for bad in (b"NaN", b"-Infinity", b'"\\ud800"'):
@@ -181,16 +293,20 @@ def test_bad_input_in_a_dropped_place(make_package: GenerateFn, target: str) -> 
         assert params.session_id == "s"
 
 
-@pytest.mark.parametrize("update", [
-    b'{"sessionUpdate":"agent_message","messageId":"m","_meta":{"a":"\\ud83d\\ude00 ok"}}',
-    b'{"sessionUpdate":"agent_message","messageId":"m","_meta":{"\\\\ud800":"\\\\udc00"}}',
-    b'{"sessionUpdate":"agent_message","messageId":"m","_meta":{"a":1.5,"b":[-0.0,1e300,7]}}',
-    b'{"sessionUpdate":"_x","v":{"w":[2,-1e300,0.25]}}',
-    b'{"sessionUpdate":"agent_message","messageId":"m","x":{"y":[1e-320,3]}}',
-    b'{"sessionUpdate":"tool_call_update","toolCallId":"t","rawInput":{"a":[-2.5e10]}}',
-])
-def test_finite_numbers_in_untyped_spots_round_trip(make_package: GenerateFn, target: str,
-                                                    update: bytes) -> None:
+@pytest.mark.parametrize(
+    "update",
+    [
+        b'{"sessionUpdate":"agent_message","messageId":"m","_meta":{"a":"\\ud83d\\ude00 ok"}}',
+        b'{"sessionUpdate":"agent_message","messageId":"m","_meta":{"\\\\ud800":"\\\\udc00"}}',
+        b'{"sessionUpdate":"agent_message","messageId":"m","_meta":{"a":1.5,"b":[-0.0,1e300,7]}}',
+        b'{"sessionUpdate":"_x","v":{"w":[2,-1e300,0.25]}}',
+        b'{"sessionUpdate":"agent_message","messageId":"m","x":{"y":[1e-320,3]}}',
+        b'{"sessionUpdate":"tool_call_update","toolCallId":"t","rawInput":{"a":[-2.5e10]}}',
+    ],
+)
+def test_finite_numbers_in_untyped_spots_round_trip(
+    make_package: GenerateFn, target: str, update: bytes
+) -> None:
     """The refusal above is of NaN and the infinities only: every finite number in the
     same spots decodes strictly and is written back as it came, integers as integers."""
     pkg = make_package(OWN_SCHEMA, "rep_own", target=target)
@@ -218,8 +334,9 @@ def test_what_decodes_encodes(make_package: GenerateFn, target: str, levels: int
     except pkg.DecodeError:
         assert levels > 150
         return
-    params = pkg.decode(b'{"sessionId":"s","update":{"sessionUpdate":"_y"}}',
-                        pkg.UpdateSessionNotification)
+    params = pkg.decode(
+        b'{"sessionId":"s","update":{"sessionUpdate":"_y"}}', pkg.UpdateSessionNotification
+    )
     assert json.loads(pkg.encode(decoded)) == json.loads(_deep(levels))
     assert pkg.encode({"jsonrpc": "2.0", "params": params, "update": decoded})
 
@@ -229,15 +346,32 @@ def _node_schema(tmp_path: Path) -> Path:
     schema = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$defs": {
-            "Node": {"anyOf": [
-                {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node"}},
-                 "required": ["child"]},
-                {"type": "object", "properties": {"leaf": {"type": "string"}},
-                 "required": ["leaf"]},
-            ]},
-            "Update": {"oneOf": [{"type": "object", "properties": {
-                "kind": {"type": "string", "const": "tree"}, "root": {"$ref": "#/$defs/Node"}},
-                "required": ["kind", "root"]}]},
+            "Node": {
+                "anyOf": [
+                    {
+                        "type": "object",
+                        "properties": {"child": {"$ref": "#/$defs/Node"}},
+                        "required": ["child"],
+                    },
+                    {
+                        "type": "object",
+                        "properties": {"leaf": {"type": "string"}},
+                        "required": ["leaf"],
+                    },
+                ]
+            },
+            "Update": {
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "properties": {
+                            "kind": {"type": "string", "const": "tree"},
+                            "root": {"$ref": "#/$defs/Node"},
+                        },
+                        "required": ["kind", "root"],
+                    }
+                ]
+            },
         },
     }
     path = tmp_path / "node.json"
@@ -245,8 +379,9 @@ def _node_schema(tmp_path: Path) -> Path:
     return path
 
 
-def test_recursive_untagged_union_is_linear(make_package: GenerateFn, target: str,
-                                             tmp_path: Path) -> None:
+def test_recursive_untagged_union_is_linear(
+    make_package: GenerateFn, target: str, tmp_path: Path
+) -> None:
     pkg = make_package(_node_schema(tmp_path), "rep_node", target=target, roots=("Update",))
 
     def nested(levels: int, bottom: Any) -> bytes:
@@ -274,17 +409,33 @@ SHORTCUT: list[dict[str, Any]] = [
     {"sessionUpdate": "tool_call_update", "toolCallId": "t", "name": "read"},
     {"sessionUpdate": "tool_call", "toolCallId": "t", "title": "x", "name": "read"},
     {"sessionUpdate": "tool_call_update", "toolCallId": "t", "name": 7},
-    {"sessionUpdate": "agent_message_chunk", "content": {"type": "_video", "uri": "u"},
-     "extra": 1},
-    {"sessionUpdate": "tool_call_update", "toolCallId": "t", "content": [
-        {"type": "terminal", "terminalId": "x"}, {"type": "_acme", "a": [1]}]},
-    {"sessionUpdate": "tool_call_update", "toolCallId": "t", "kind": 5, "content": [
-        {"type": "_acme", "a": 1}], "name": "n"},
+    {"sessionUpdate": "agent_message_chunk", "content": {"type": "_video", "uri": "u"}, "extra": 1},
+    {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "t",
+        "content": [{"type": "terminal", "terminalId": "x"}, {"type": "_acme", "a": [1]}],
+    },
+    {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "t",
+        "kind": 5,
+        "content": [{"type": "_acme", "a": 1}],
+        "name": "n",
+    },
     {"sessionUpdate": "_acme_update", "toolCallId": "t"},
-    {"sessionUpdate": "tool_call_update", "toolCallId": "t", "name": "n", "other": 2,
-     "content": [{"type": "terminal", "terminalId": "x", "deep": 1}]},
-    {"sessionUpdate": "tool_call_update", "toolCallId": "t", "name": "n",
-     "content": [{"type": "terminal", "terminalId": "x"}, {"type": "_acme"}, {"type": 5}]},
+    {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "t",
+        "name": "n",
+        "other": 2,
+        "content": [{"type": "terminal", "terminalId": "x", "deep": 1}],
+    },
+    {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "t",
+        "name": "n",
+        "content": [{"type": "terminal", "terminalId": "x"}, {"type": "_acme"}, {"type": 5}],
+    },
 ]
 
 
@@ -313,10 +464,16 @@ def test_a_union_nested_in_the_union_is_read(make_package: GenerateFn) -> None:
     read; the lenient pass reads it, as strict decoding would: no repair, the member's
     class. An unknown kind at the same spot is still kept as unknown."""
     pkg = make_package(OWN_SCHEMA, "rep_own")
-    update = {"sessionUpdate": "state_update", "state": "running",
-              "background": [{"type": "terminal", "terminalId": "t"}]}
-    message = {"jsonrpc": "2.0", "method": "session/update",
-               "params": {"sessionId": "s", "update": update}}
+    update = {
+        "sessionUpdate": "state_update",
+        "state": "running",
+        "background": [{"type": "terminal", "terminalId": "t"}],
+    }
+    message = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": "s", "update": update},
+    }
     unknown = {**message, "params": {"sessionId": "s", "update": {"sessionUpdate": "_x"}}}
     repairs: list[Any] = []
     decoded = pkg.decode_notification(json.dumps(message), repairs)

@@ -585,6 +585,8 @@ def _lenient(inner: Read, fallback: Any, unset: Any) -> Read:
             ctx.repair(at, "defaulted", obj, NOTHING)
             return _DROP
         ctx.repair(at, "defaulted", obj, fallback)
+        if fallback == []:  # (kept, as the flag says, even where `minItems` refuses it)
+            return []
         return inner(_copy(fallback), at, ctx)
 
     return read

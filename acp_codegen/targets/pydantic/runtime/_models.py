@@ -11,8 +11,10 @@ code uses).
   is kept while a known tag with a bad body is an error, and `shape_choice`, the marker
   of a union told apart by shape;
 
-Omitted optional fields hold `UNSET` (pydantic's ``MISSING`` sentinel, which its
-serializer leaves out); an explicit JSON ``null`` is ``None``.
+Omitted optional fields hold `UNSET`, pydantic-core's ``MISSING`` sentinel, which its
+serializer leaves out; an explicit JSON ``null`` is ``None``. pydantic names the sentinel
+``pydantic.MISSING`` from 2.14 and, before that, only in ``pydantic.experimental``, which
+2.14 deprecates; pydantic-core's own name serves every release from 2.13, with no warning.
 """
 
 from __future__ import annotations
@@ -24,8 +26,7 @@ from typing import Any
 
 import pydantic
 import pydantic_core
-from pydantic.experimental.missing_sentinel import MISSING
-from pydantic_core import core_schema
+from pydantic_core import MISSING, core_schema
 
 from . import _base
 
