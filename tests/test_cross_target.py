@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 from typing import Any
 
 import pytest
@@ -25,8 +24,23 @@ from tests.instances import Instances, Variant, envelope, notification_def, unio
 from tests.mutations import Mutator
 
 #: Values of every JSON kind, some of which fit a field somewhere.
-VALUES = ('"x"', "1.5", "null", "{}", "[]", "-1", "0", "true", '{"a":1}', '[{"type":"text",'
-          '"text":"x"}]', '""', '"_ext"', '"in_progress"', "[1]", '{"type":"text"}')
+VALUES = (
+    '"x"',
+    "1.5",
+    "null",
+    "{}",
+    "[]",
+    "-1",
+    "0",
+    "true",
+    '{"a":1}',
+    '[{"type":"text","text":"x"}]',
+    '""',
+    '"_ext"',
+    '"in_progress"',
+    "[1]",
+    '{"type":"text"}',
+)
 MESSAGES = 800
 PER_MESSAGE = 3
 #: Mutated payloads per schema through the three targets (CI sets ``ACP_READING_MUTATIONS``).
@@ -36,8 +50,13 @@ MUTATED = int(os.environ.get("ACP_READING_MUTATIONS", "150")) * 2
 def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     """The path of every value inside `value` (containers too), itself left out."""
     out: list[tuple[Any, ...]] = []
-    items = (value.items() if isinstance(value, dict)
-             else enumerate(value) if isinstance(value, list) else ())
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
     for key, inner in items:
         out.append((*path, key))
         out.extend(_paths(inner, (*path, key)))
@@ -73,19 +92,12 @@ def test_targets_agree_on_damaged_messages(make_package: GenerateFn) -> None:
             data = json.dumps(damaged).replace('"@@value@@"', value).encode()
             outcomes = {t: _outcome(pkg, data) for t, pkg in packages.items()}
             assert len({json.dumps(o, sort_keys=True) for o in outcomes.values()}) == 1, (
-                data, outcomes)
+                data,
+                outcomes,
+            )
             decoded += outcomes[TARGETS[0]][0] == "decoded"
     # (both kinds of outcome are exercised: damage a lenient field or an item, or not)
     assert 0.1 * MESSAGES * PER_MESSAGE < decoded < 0.9 * MESSAGES * PER_MESSAGE, decoded
-
-
-#: A number in exponent form, which each library spells its own way (``1e308``, ``1e+308``,
-#: ``1e-07``): the one place the written bytes may differ.
-_EXPONENT = re.compile(rb"(?<=[0-9])e([+-]?)0*([0-9])")
-
-
-def _same_bytes(data: bytes) -> bytes:
-    return _EXPONENT.sub(lambda m: b"e" + m.group(1).replace(b"+", b"") + m.group(2), data)
 
 
 def _compared(pkg: Any, data: bytes, call: str = "decode_notification") -> tuple[Any, ...]:
@@ -93,12 +105,11 @@ def _compared(pkg: Any, data: bytes, call: str = "decode_notification") -> tuple
     if found[0] == "error":
         return ("error", found[1])
     _, cls, written, repairs = found
-    return ("ok", cls, _same_bytes(written.encode()), [r[:3] for r in repairs])
+    return ("ok", cls, written, [r[:3] for r in repairs])
 
 
 @pytest.mark.parametrize(("key", "keep"), [("v1", True), ("v2-unstable", True), ("v1", False)])
-def test_targets_agree_on_mutated_payloads(make_package: GenerateFn, key: str,
-                                           keep: bool) -> None:
+def test_targets_agree_on_mutated_payloads(make_package: GenerateFn, key: str, keep: bool) -> None:
     """The payload fuzz's mutations (flipped kinds, dropped and doubled keys, deep nesting,
     invalid UTF-8, a BOM...) of valid payloads, through all three targets: the same
     outcome, class, bytes written back, repairs, and exception type; also in packages
@@ -106,13 +117,18 @@ def test_targets_agree_on_mutated_payloads(make_package: GenerateFn, key: str,
     corpus.require()
     path = corpus.newest(corpus.NEWEST[key])
     name = "cross_" + key.replace("-", "_") + ("" if keep else "_dropping")
-    packages = {t: make_package(path, name, target=t, take_all=True, keep_unknown_fields=keep)
-                for t in TARGETS}
+    packages = {
+        t: make_package(path, name, target=t, take_all=True, keep_unknown_fields=keep)
+        for t in TARGETS
+    }
     document = json.loads(path.read_text(encoding="utf-8"))
     name = notification_def(document)
     assert name is not None
-    seeds = [envelope(Instances(document, Variant(v, full)).of_def(name))
-             for v in range(union_size(document, "SessionUpdate")) for full in (True, False)]
+    seeds = [
+        envelope(Instances(document, Variant(v, full)).of_def(name))
+        for v in range(union_size(document, "SessionUpdate"))
+        for full in (True, False)
+    ]
     mutator = Mutator(7, sorted(packages[TARGETS[0]].SESSION_UPDATE_VARIANTS))
     kinds = set()
     for index in range(MUTATED):

@@ -168,6 +168,8 @@ _ESCAPED_KEY = re.compile(
     r'"(?:[^"\\]|\\.)*?\\(?:["\\bfnrt]|u00[01][0-9a-fA-F])(?:[^"\\]|\\.)*"\s*:'
 )
 _ESCAPED_KEY_B = re.compile(_ESCAPED_KEY.pattern.encode())
+#: A JSON string, read past whole, else an exponent's ``+`` (``1e+16``), which msgspec omits.
+_PLUS = re.compile(rb'("[^"\\]*(?:\\.[^"\\]*)*")|e\+')
 
 
 def decode(
@@ -357,12 +359,13 @@ shape_choice = ShapeChoice(convert)
 
 
 def encode(obj: object) -> bytes:
-    """Encode a generated object as compact JSON bytes, leaving out UNSET fields; a
-    `TypeError` for a value JSON cannot hold."""
+    """Encode a generated object as compact JSON bytes, leaving out UNSET fields, with floats
+    and NaN (null) as msgspec writes them; a `TypeError` for a value JSON cannot hold."""
     try:
-        return pydantic_core.to_json(obj, by_alias=True, fallback=_fallback)
+        data = pydantic_core.to_json(obj, by_alias=True, fallback=_fallback, inf_nan_mode="null")
     except pydantic_core.PydanticSerializationError as exc:
         raise TypeError(str(exc)) from None
+    return _PLUS.sub(lambda m: m[1] or b"e", data) if 43 in data else data  # (43 is b"+")
 
 
 def _fallback(obj: Any) -> Any:

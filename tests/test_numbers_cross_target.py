@@ -1,0 +1,223 @@
+"""Every target reads and writes numbers alike: the same bytes for every float, and the same
+reading of a float where the schema declares an ``integer``.
+
+The packages of the newest v1 and v2 schemas are generated on all three targets. For each
+payload, each target gives the same outcome (`DecodeError` or a value), the same class,
+the same bytes written back and the same repairs; and the expected ones:
+
+- a float is written as msgspec writes it, the shortest text that reads back as the same
+  double (``1e16``, ``1.5e-7``, ``0.00001``, ``-0.0``), wherever it is: a ``number``
+  field, ``_meta``, a list inside a map; the text inside strings is never changed;
+- a NaN or an infinity put into a decoded value is written as ``null``;
+- an integral float below 2**53 in an ``integer`` field (``1.0``, ``1e2``, ``-0.0``)
+  decodes to the Python int, is written back as an integer and is no repair; any other
+  float there (``1.5``, ``1e20``, ``9007199254740993.0``) is refused, or defaulted
+  where the field is lenient, alike on every target.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import struct
+from types import ModuleType
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests import corpus
+from tests.conftest import TARGETS, GenerateFn
+
+#: The schemas' newest revisions, and the tag of their usage and plan updates.
+LINES = {"v1": ("usage_update", "plan"), "v2": ("usage_update", "plan_update")}
+
+
+@pytest.fixture(scope="module")
+def packages(make_package: GenerateFn) -> dict[str, dict[str, ModuleType]]:
+    corpus.require()
+    return {
+        key: {
+            t: make_package(
+                corpus.newest(corpus.NEWEST[key]), f"numbers_{key}", target=t, take_all=True
+            )
+            for t in TARGETS
+        }
+        for key in LINES
+    }
+
+
+def _outcome(pkg: ModuleType, data: bytes, tp: str | None = None) -> tuple[Any, ...]:
+    repairs: list[Any] = []
+    try:
+        if tp is None:
+            value = pkg.decode_update(data, repairs)
+        else:
+            value = pkg.decode(data, getattr(pkg.models, tp), repairs)
+    except pkg.DecodeError as exc:
+        return ("error", exc.path)
+    found = tuple((r.path, r.action, repr(r.original)) for r in repairs)
+    return ("ok", type(value).__name__, pkg.encode(value), found)
+
+
+def _agreed(pkgs: dict[str, ModuleType], data: bytes, tp: str | None = None) -> tuple[Any, ...]:
+    """The one outcome every target gives for `data`."""
+    outcomes = {t: _outcome(pkg, data, tp) for t, pkg in pkgs.items()}
+    assert len(set(outcomes.values())) == 1, (data, outcomes)
+    return outcomes[TARGETS[0]]
+
+
+def _usage(amount: str, meta: str = '{"n":1}', used: str = "1", size: str = "2") -> bytes:
+    return (
+        f'{{"sessionUpdate":"usage_update","used":{used},"size":{size},'
+        f'"cost":{{"amount":{amount},"currency":"USD"}},"_meta":{meta}}}'
+    ).encode()
+
+
+def _same_double(a: float, b: float) -> bool:
+    return struct.pack("<d", a) == struct.pack("<d", b)
+
+
+# -- the bytes of floats ------------------------------------------------------------------
+
+
+def _check_floats(pkgs: dict[str, ModuleType], values: list[float]) -> None:
+    """`values` in a number field, in `_meta` and nested in its lists and maps: written
+    alike by every target, as msgspec spells them, and read back as the same doubles."""
+    texts = [msgspec.json.encode(x).decode() for x in values]
+    listed = ",".join(texts)
+    nested = ",".join(f'{{"k{i}":[{t}]}}' for i, t in enumerate(texts))
+    meta = f'{{"all":[{listed}],"nested":[{nested}],"one":{texts[0]}}}'
+    outcome = _agreed(pkgs, _usage(texts[0], meta))
+    assert outcome[0] == "ok" and outcome[3] == (), outcome
+    written = json.loads(outcome[2])
+    assert outcome[2] == _usage(texts[0], meta)  # (msgspec's spelling, byte for byte)
+    back = [written["cost"]["amount"], written["_meta"]["one"], *written["_meta"]["all"]]
+    back += [d[f"k{i}"][0] for i, d in enumerate(written["_meta"]["nested"])]
+    assert all(
+        _same_double(a, b)
+        for a, b in zip(back, [values[0], values[0], *values, *values], strict=True)
+    )
+
+
+#: Floats whose spelling each library picks its own way: around each switch between plain
+#: digits and an exponent, the subnormals, the extremes, large integral floats.
+SPECIAL = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.1,
+    1.5,
+    100.0,
+    12345678.9,
+    1e15,
+    9999999999999998.0,
+    1e16,
+    -1e16,
+    1e17,
+    1e21,
+    1e22,
+    1e23,
+    1.2345678901234568e20,
+    1e100,
+    1e308,
+    -1e308,
+    1.7976931348623157e308,
+    1e-4,
+    9.99e-5,
+    1e-5,
+    1.5e-5,
+    -1.5e-5,
+    2e-5,
+    1e-6,
+    1.5e-6,
+    1.5e-7,
+    1e-10,
+    1e-100,
+    2.2250738585072014e-308,
+    2.225073858507201e-308,
+    5e-324,
+    -5e-324,
+    1e-323,
+    2.0**53,
+    2.0**53 + 2,
+    2.0**63,
+    2.0**64,
+    0.30000000000000004,
+    1 / 3,
+]
+
+
+@pytest.mark.parametrize("key", list(LINES))
+def test_special_floats_are_written_alike(
+    packages: dict[str, dict[str, ModuleType]], key: str
+) -> None:
+    _check_floats(packages[key], SPECIAL)
+    assert _agreed(packages[key], _usage("1e+16"))[2] == _usage("1e16")
+    assert _agreed(packages[key], _usage("1E-05"))[2] == _usage("0.00001")
+    assert _agreed(packages[key], _usage("1.50e-07"))[2] == _usage("1.5e-7")
+    assert _agreed(packages[key], _usage("-1e-400"))[2] == _usage("-0.0")
+
+
+def _random_floats(seed: int, count: int) -> list[float]:
+    """Random bit patterns (subnormals among them), random decimal texts and every power of
+    ten a double holds."""
+    rng = random.Random(seed)
+    out = [float(f"1e{k}") for k in range(-323, 309)]
+    while len(out) < count:
+        bits = struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0]
+        text = float(f"{rng.randint(1, 10 ** rng.randint(1, 17))}e{rng.randint(-340, 310)}")
+        tiny = rng.getrandbits(52) * 5e-324
+        out += [x for x in (bits, text, -text, tiny) if math.isfinite(x)]
+    return out
+
+
+@pytest.mark.parametrize("key", list(LINES))
+def test_random_floats_are_written_alike(
+    packages: dict[str, dict[str, ModuleType]], key: str
+) -> None:
+    values = _random_floats(20261204, 6000)
+    for start in range(0, len(values), 500):
+        _check_floats(packages[key], values[start : start + 500])
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=8))
+def test_any_float_is_written_alike(
+    packages: dict[str, dict[str, ModuleType]], values: list[float]
+) -> None:
+    _check_floats(packages["v1"], values)
+
+
+@pytest.mark.parametrize("key", list(LINES))
+def test_strings_that_look_like_floats_are_left_as_they_are(
+    packages: dict[str, dict[str, ModuleType]], key: str
+) -> None:
+    """A post-pass over the written text must skip string contents, keys included, and
+    escaped quotes and backslashes in them."""
+    strings = ["1e+16", "2e-05", "NaN", "-Infinity", 'q"1e+5', "b\\", 'b\\\\"1e+22', "e+ e-0"]
+    meta = {s: [s, {s: s}] for s in strings}
+    meta["n"] = [1e16, 2e-05]  # (a float there, so the text is rewritten)
+    text = msgspec.json.encode(meta).decode()
+    outcome = _agreed(packages[key], _usage("1e300", text))
+    assert outcome[2] == _usage("1e300", text)
+    assert json.loads(outcome[2])["_meta"] == meta
+
+
+@pytest.mark.parametrize("key", list(LINES))
+def test_nan_and_infinity_are_written_as_null(
+    packages: dict[str, dict[str, ModuleType]], key: str
+) -> None:
+    written = set()
+    for pkg in packages[key].values():
+        value = pkg.decode_update(_usage("1.5"))
+        value.meta["odd"] = [math.nan, math.inf, -math.inf, {"x": math.nan}, "NaN"]
+        written.add(pkg.encode(value))
+        assert pkg.encode(math.nan) == b"null"
+    assert written == {_usage("1.5", '{"n":1,"odd":[null,null,null,{"x":null},"NaN"]}')}
