@@ -221,3 +221,144 @@ def test_nan_and_infinity_are_written_as_null(
         written.add(pkg.encode(value))
         assert pkg.encode(math.nan) == b"null"
     assert written == {_usage("1.5", '{"n":1,"odd":[null,null,null,{"x":null},"NaN"]}')}
+
+
+# -- integral floats in integer fields ----------------------------------------------------
+
+#: (text in a uint64 field, what it decodes to or None when refused)
+INTEGER_FIELD = [
+    ("1.0", 1),
+    ("1e2", 100),
+    ("1E2", 100),
+    ("100e-2", 1),
+    ("-0.0", 0),
+    ("0.0", 0),
+    ("2.5e1", 25),
+    ("9007199254740991.0", 2**53 - 1),
+    ("1.5", None),
+    ("0.5", None),
+    ("-1.0", None),
+    ("1e-7", None),
+    ("9007199254740992.0", None),
+    ("9007199254740993.0", None),
+    ("1e19", None),
+    ("1e20", None),
+    ("1e300", None),
+]
+
+
+@pytest.mark.parametrize("key", list(LINES))
+@pytest.mark.parametrize(("text", "expected"), INTEGER_FIELD)
+def test_integral_floats_in_an_integer_field(
+    packages: dict[str, dict[str, ModuleType]], key: str, text: str, expected: int | None
+) -> None:
+    """``used`` and ``size`` are uint64: an integral float decodes to the int and is written
+    back as one, with no repair, whether the strict pass or the lenient pass reads it (a
+    bad ``_meta`` sends the payload to the lenient pass)."""
+    for meta, repairs in (('{"n":1}', ()), ("5", (("$._meta", "defaulted", "5"),))):
+        for field in ("used", "size"):
+            numbers = {"used": "1", "size": "2", field: text}
+            outcome = _agreed(packages[key], _usage("1.5", meta, **numbers))
+            if expected is None:
+                assert outcome == ("error", f"$.{field}"), outcome
+                continue
+            assert outcome[0] == "ok" and outcome[3] == repairs, outcome
+            written = json.loads(outcome[2])[field]
+            assert written == expected and type(written) is int, outcome
+
+
+def test_a_decoded_integral_float_is_an_int_on_every_target(
+    packages: dict[str, dict[str, ModuleType]],
+) -> None:
+    for pkg in packages["v1"].values():
+        value = pkg.decode_update(_usage("1.5", used="7.0", size="-0.0"))
+        assert (value.used, value.size) == (7, 0)
+        assert type(value.used) is int and type(value.size) is int
+        assert type(value.cost.amount) is float
+
+
+def test_a_number_field_keeps_its_float(packages: dict[str, dict[str, ModuleType]]) -> None:
+    """``amount`` is a ``number``: ``1.0`` stays a float and is written ``1.0``; ``1`` stays
+    an int, on the strict and the lenient pass alike."""
+    for meta in ('{"n":1}', "5"):
+        for text in ("1.0", "1", "-0.0", "1e2"):
+            outcome = _agreed(packages["v1"], _usage(text, meta))
+            assert outcome[0] == "ok", outcome
+            amount = json.loads(outcome[2])["cost"]["amount"]
+            assert type(amount) is type(json.loads(text)) and amount == json.loads(text)
+
+
+def _location(line: str) -> bytes:
+    return (
+        '{"sessionUpdate":"tool_call","toolCallId":"t","title":"x",'
+        f'"locations":[{{"path":"/a","line":{line}}}]}}'
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("3.0", 3),
+        ("3", 3),
+        ("3.5", None),
+        ("1e20", None),
+        ("-1.0", None),
+        ("4294967296.0", None),
+    ],
+)
+def test_a_lenient_integer_field_defaults_what_is_not_an_integer(
+    packages: dict[str, dict[str, ModuleType]], text: str, expected: int | None
+) -> None:
+    """v1's ``ToolCallLocation.line`` (uint32, default on error): an integral float within
+    range is the line, any other float is defaulted, with the same repair everywhere."""
+    outcome = _agreed(packages["v1"], _location(text))
+    assert outcome[0] == "ok", outcome
+    location = json.loads(outcome[2])["locations"][0]
+    if expected is None:
+        assert "line" not in location
+        assert outcome[3] == (("$.locations[0].line", "defaulted", repr(json.loads(text))),)
+    else:
+        assert location["line"] == expected and outcome[3] == ()
+
+
+@pytest.mark.parametrize(("key", "tag"), list(LINES.items()))
+def test_plan_entries_with_numbers(
+    packages: dict[str, dict[str, ModuleType]], key: str, tag: tuple[str, str]
+) -> None:
+    """A plan's entries carry numbers only in ``_meta``: kept as they are, floats spelled
+    as msgspec spells them."""
+    entry = (
+        '{"content":"c","priority":"high","status":"pending",'
+        '"_meta":{"weight":1e+16,"step":1.0,"ratio":1.5e-07,"n":3}}'
+    )
+    entries = f'"entries":[{entry},{entry}]'
+    if key == "v1":
+        body = entries
+    else:  # (v2 holds them in a plan, its content tagged ``items``)
+        body = f'"plan":{{"type":"items","planId":"p",{entries}}}'
+    data = f'{{"sessionUpdate":"{tag[1]}",{body}}}'.encode()
+    outcome = _agreed(packages[key], data)
+    assert outcome[0] == "ok", outcome
+    written = b'"_meta":{"weight":1e16,"step":1.0,"ratio":1.5e-7,"n":3}'
+    assert outcome[2].count(written) == 2, outcome
+
+
+def test_a_union_with_a_number_member_keeps_the_float(
+    packages: dict[str, dict[str, ModuleType]],
+) -> None:
+    """``ElicitationContentValue`` is string | integer | number | boolean | strings: ``1.0``
+    is the number (a float, written ``1.0``), ``1`` the integer; in a request id
+    (integer | string | null) ``1.0`` can only be the integer."""
+    for value, written in (("1.0", b"1.0"), ("1", b"1"), ("1e+16", b"1e16"), ("1.5", b"1.5")):
+        data = f'{{"action":"accept","content":{{"a":{value}}}}}'.encode()
+        outcome = _agreed(packages["v1"], data, "ElicitationAcceptAction")
+        assert outcome[0] == "ok", outcome
+        assert outcome[2] == b'{"action":"accept","content":{"a":' + written + b"}}"
+    for value, written in (("1.0", b"1"), ("7", b"7"), ('"7"', b'"7"'), ("null", b"null")):
+        data = b'{"requestId":' + value.encode() + b"}"
+        outcome = _agreed(packages["v1"], data, "CancelRequestNotification")
+        assert outcome[:3] == ("ok", "CancelRequestNotification", b'{"requestId":' + written + b"}")
+    assert _agreed(packages["v1"], b'{"requestId":1.5}', "CancelRequestNotification") == (
+        "error",
+        "$.requestId",
+    )

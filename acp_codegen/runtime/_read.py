@@ -25,6 +25,7 @@ it, and untagged unions remember each (node, member) they tried.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 import types
@@ -450,6 +451,7 @@ class Readers:
 
         def read(obj: Any, at: At, ctx: _Ctx) -> Any:
             lossy: tuple[Any, list[Any], int] | None = None
+            floating = type(obj) is float  # (read as an int only when nothing takes it as is)
             if ctx.memo is None:
                 ctx.memo = {}
             for member in readers:
@@ -467,7 +469,7 @@ class Readers:
                     ctx.memo[key] = found
                 if found[0] is _DROP:
                     continue
-                if not found[1] and not found[2]:
+                if not found[1] and not found[2] and (not floating or type(found[0]) is float):
                     return found[0]
                 lossy = lossy or found
             if lossy is None:
@@ -486,6 +488,8 @@ def _exactly(tp: type[Any]) -> Read:
 
     def read(obj: Any, at: At, ctx: _Ctx) -> Any:
         if type(obj) is not tp:
+            if tp is int and _whole(obj):
+                return int(obj)
             raise _Fail(f"Expected `{name}`, got `{json_type(obj)}`", at)
         return obj
 
@@ -497,9 +501,18 @@ def _scalar(convert: Callable[[Any], Any]) -> Read:
         try:
             return convert(obj)
         except ValueError as exc:
+            if _whole(obj):  # (offered again as an int; else the first refusal stands)
+                with contextlib.suppress(ValueError):
+                    return convert(int(obj))
             raise _Fail(str(exc), at) from None
 
     return read
+
+
+def _whole(obj: Any) -> bool:
+    """Whether `obj` is a float with no fractional part (an ``integer`` to JSON Schema) that a
+    double holds exactly: below 2**53 (past it, ``9007199254740993.0`` reads as ``...992``)."""
+    return type(obj) is float and obj.is_integer() and abs(obj) < 2.0**53
 
 
 def _strict_first(strict: Callable[[Any], Any], walk: Read, kind: type[Any]) -> Read:
