@@ -58,7 +58,7 @@ def _outcome(pkg: ModuleType, data: bytes, tp: str | None = None) -> tuple[Any, 
         else:
             value = pkg.decode(data, getattr(pkg.models, tp), repairs)
     except pkg.DecodeError as exc:
-        return ("error", exc.path)
+        return ("error", exc.path, exc.message)
     found = tuple((r.path, r.action, repr(r.original)) for r in repairs)
     return ("ok", type(value).__name__, pkg.encode(value), found)
 
@@ -260,7 +260,8 @@ def test_integral_floats_in_an_integer_field(
             numbers = {"used": "1", "size": "2", field: text}
             outcome = _agreed(packages[key], _usage("1.5", meta, **numbers))
             if expected is None:
-                assert outcome == ("error", f"$.{field}"), outcome
+                message = "invalid 'usage_update' (UsageUpdate): Expected `int`, got `float`"
+                assert outcome == ("error", f"$.{field}", message), outcome
                 continue
             assert outcome[0] == "ok" and outcome[3] == repairs, outcome
             written = json.loads(outcome[2])[field]
@@ -358,7 +359,32 @@ def test_a_union_with_a_number_member_keeps_the_float(
         data = b'{"requestId":' + value.encode() + b"}"
         outcome = _agreed(packages["v1"], data, "CancelRequestNotification")
         assert outcome[:3] == ("ok", "CancelRequestNotification", b'{"requestId":' + written + b"}")
-    assert _agreed(packages["v1"], b'{"requestId":1.5}', "CancelRequestNotification") == (
-        "error",
-        "$.requestId",
-    )
+    refused = _agreed(packages["v1"], b'{"requestId":1.5}', "CancelRequestNotification")
+    assert refused[:2] == ("error", "$.requestId"), refused
+
+
+def _resource_link(size: str) -> bytes:
+    return (
+        '{"sessionUpdate":"agent_message_chunk","messageId":"m","content":'
+        f'{{"type":"resource_link","name":"n","uri":"file:///a","size":{size}}}}}'
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("1e20", None), ("-1e20", None), ("9.2e18", None), ("1e15", 10**15), ("-4.0", -4)],
+)
+def test_an_int64_field_takes_only_the_floats_it_holds_exactly(
+    packages: dict[str, dict[str, ModuleType]], text: str, expected: int | None
+) -> None:
+    """v1's ``ResourceLink.size`` (int64, default on error): ``1e20`` is beyond int64 and
+    ``9.2e18`` beyond 2**53, so both are defaulted, with the same repair everywhere."""
+    outcome = _agreed(packages["v1"], _resource_link(text))
+    assert outcome[0] == "ok", outcome
+    content = json.loads(outcome[2])["content"]
+    if expected is None:
+        assert "size" not in content
+        assert outcome[3] == (("$.content.size", "defaulted", repr(json.loads(text))),)
+    else:
+        assert content["size"] == expected and type(content["size"]) is int
+        assert outcome[3] == ()
