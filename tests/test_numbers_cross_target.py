@@ -10,9 +10,12 @@ the same bytes written back and the same repairs; and the expected ones:
   field, ``_meta``, a list inside a map; the text inside strings is never changed;
 - a NaN or an infinity put into a decoded value is written as ``null``;
 - an integral float below 2**53 in an ``integer`` field (``1.0``, ``1e2``, ``-0.0``)
-  decodes to the Python int, is written back as an integer and is no repair; any other
-  float there (``1.5``, ``1e20``, ``9007199254740993.0``) is refused, or defaulted
-  where the field is lenient, alike on every target.
+  decodes to the Python int, is checked against the field's bounds as that int, is
+  written back as an integer and is no repair; any other float there (``1.5``, ``1e20``,
+  ``9007199254740993.0``) is refused, or defaulted where the field is lenient, alike on
+  every target;
+- a union with a ``number`` member keeps ``1.0`` a float, and an open integer enum takes
+  ``5.0`` as its value 5.
 """
 
 from __future__ import annotations
@@ -200,14 +203,18 @@ def test_strings_that_look_like_floats_are_left_as_they_are(
     packages: dict[str, dict[str, ModuleType]], key: str
 ) -> None:
     """A post-pass over the written text must skip string contents, keys included, and
-    escaped quotes and backslashes in them."""
+    escaped quotes and backslashes in them; and must run whenever one float needs it,
+    whatever the strings hold (a ``+`` in code, say)."""
     strings = ["1e+16", "2e-05", "NaN", "-Infinity", 'q"1e+5', "b\\", 'b\\\\"1e+22', "e+ e-0"]
-    meta = {s: [s, {s: s}] for s in strings}
-    meta["n"] = [1e16, 2e-05]  # (a float there, so the text is rewritten)
-    text = msgspec.json.encode(meta).decode()
-    outcome = _agreed(packages[key], _usage("1e300", text))
-    assert outcome[2] == _usage("1e300", text)
-    assert json.loads(outcome[2])["_meta"] == meta
+    strings += ["i+1", "line+1", "C++", "x = 2e+3 + 1"]
+    for floats in ([], [1e16], [2e-05], [1.5e-07], [1e16, 2e-05, -1e-9], [0.5]):
+        meta: dict[str, Any] = {s: [s, {s: s}] for s in strings}
+        meta["n"] = floats
+        text = msgspec.json.encode(meta).decode()
+        for amount in ("1e300", "1.5"):
+            outcome = _agreed(packages[key], _usage(amount, text))
+            assert outcome[2] == _usage(amount, text)
+            assert json.loads(outcome[2])["_meta"] == meta
 
 
 @pytest.mark.parametrize("key", list(LINES))
@@ -388,3 +395,40 @@ def test_an_int64_field_takes_only_the_floats_it_holds_exactly(
     else:
         assert content["size"] == expected and type(content["size"]) is int
         assert outcome[3] == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [("1.0", 1), ("7e0", 7), ("0.0", None), ("-0.0", None), ("1.5", None)]
+)
+def test_an_integral_float_meets_the_fields_minimum(
+    packages: dict[str, dict[str, ModuleType]], text: str, expected: int | None
+) -> None:
+    """v2's ``ToolCallLocation.line`` has ``minimum: 1``: the int an integral float reads as
+    is checked against it, and one below it is defaulted like any other bad value."""
+    data = (
+        '{"sessionUpdate":"tool_call_update","toolCallId":"t",'
+        f'"locations":[{{"path":"/a","line":{text}}}]}}'
+    ).encode()
+    outcome = _agreed(packages["v2"], data)
+    assert outcome[0] == "ok", outcome
+    location = json.loads(outcome[2])["locations"][0]
+    if expected is None:
+        assert "line" not in location
+        assert outcome[3] == (("$.locations[0].line", "defaulted", repr(json.loads(text))),)
+    else:
+        assert location["line"] == expected and type(location["line"]) is int
+        assert outcome[3] == ()
+
+
+@pytest.mark.parametrize(("text", "expected"), [("-32700.0", -32700), ("5.0", 5), ("5.5", None)])
+def test_an_open_integer_enum_takes_an_integral_float(
+    packages: dict[str, dict[str, ModuleType]], text: str, expected: int | None
+) -> None:
+    """``ErrorCode`` is an open integer enum: ``-32700.0`` is its parse-error member and
+    ``5.0`` the unlisted code 5, both written back as integers."""
+    data = f'{{"code":{text},"message":"m"}}'.encode()
+    outcome = _agreed(packages["v1"], data, "Error")
+    if expected is None:
+        assert outcome[:2] == ("error", "$.code"), outcome
+    else:
+        assert outcome[:3] == ("ok", "Error", f'{{"code":{expected},"message":"m"}}'.encode())

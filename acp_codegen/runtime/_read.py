@@ -445,13 +445,13 @@ class Readers:
         return read
 
     def _union(self, members: list[Any]) -> Read:
-        """The first member that takes the whole value (no repair, nothing kept aside),
-        else the first that takes it at all."""
+        """The first member that takes the whole value as it is (no repair, nothing kept
+        aside, no float read as an int), else the first that takes it at all."""
         readers = [self.reader(m) for m in members]
 
         def read(obj: Any, at: At, ctx: _Ctx) -> Any:
             lossy: tuple[Any, list[Any], int] | None = None
-            floating = type(obj) is float  # (read as an int only when nothing takes it as is)
+            floating = type(obj) is float
             if ctx.memo is None:
                 ctx.memo = {}
             for member in readers:
@@ -510,8 +510,7 @@ def _scalar(convert: Callable[[Any], Any]) -> Read:
 
 
 def _whole(obj: Any) -> bool:
-    """Whether `obj` is a float with no fractional part (an ``integer`` to JSON Schema) that a
-    double holds exactly: below 2**53 (past it, ``9007199254740993.0`` reads as ``...992``)."""
+    """Whether `obj` is an integral float (an integer, to JSON Schema) a double holds exactly."""
     return type(obj) is float and obj.is_integer() and abs(obj) < 2.0**53
 
 

@@ -128,7 +128,8 @@ def encode(obj: object) -> bytes:
     except ValueError:  # (a NaN or an infinity, which msgspec writes as null)
         return short_floats(_dumps(obj, allow_nan=True).encode())
     data = text.encode()
-    return short_floats(data) if "+" in text or "e-0" in text else data
+    plus = "+" in text and _EXPONENT.search(data)  # (a quicker look first)
+    return short_floats(data) if plus or _PADDED.search(data) else data
 
 
 def _dumps(obj: object, allow_nan: bool) -> str:
@@ -137,6 +138,10 @@ def _dumps(obj: object, allow_nan: bool) -> str:
     )
 
 
+#: Where ``repr`` spells an exponent unlike msgspec (``1e+16``, ``1e-07``), looked for
+#: before rewriting anything: each search skips ahead to its literal (``+``, ``e-0``).
+_EXPONENT = re.compile(rb"\+(?<=[0-9]e\+)")
+_PADDED = re.compile(rb"e-0(?<=[0-9]e-0)")
 #: A JSON string (group 1, read past whole), else a float as ``repr`` spells it with an
 #: exponent (sign, first digit, fraction, the exponent's minus, its digits past leading
 #: zeros), else a NaN or an infinity as ``json.dumps`` writes them.

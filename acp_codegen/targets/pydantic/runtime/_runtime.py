@@ -168,7 +168,8 @@ _ESCAPED_KEY = re.compile(
     r'"(?:[^"\\]|\\.)*?\\(?:["\\bfnrt]|u00[01][0-9a-fA-F])(?:[^"\\]|\\.)*"\s*:'
 )
 _ESCAPED_KEY_B = re.compile(_ESCAPED_KEY.pattern.encode())
-#: A JSON string, read past whole, else an exponent's ``+`` (``1e+16``), which msgspec omits.
+#: An exponent's ``+`` (``1e+16``, which msgspec omits): found, then dropped outside strings.
+_EXPONENT = re.compile(rb"\+(?<=[0-9]e\+)")
 _PLUS = re.compile(rb'("[^"\\]*(?:\\.[^"\\]*)*")|e\+')
 
 
@@ -365,7 +366,8 @@ def encode(obj: object) -> bytes:
         data = pydantic_core.to_json(obj, by_alias=True, fallback=_fallback, inf_nan_mode="null")
     except pydantic_core.PydanticSerializationError as exc:
         raise TypeError(str(exc)) from None
-    return _PLUS.sub(lambda m: m[1] or b"e", data) if 43 in data else data  # (43 is b"+")
+    plus = 43 in data and _EXPONENT.search(data)  # (43 is b"+", a quicker look first)
+    return _PLUS.sub(lambda m: m[1] or b"e", data) if plus else data
 
 
 def _fallback(obj: Any) -> Any:
