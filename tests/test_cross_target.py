@@ -101,15 +101,6 @@ def test_targets_agree_on_damaged_messages(make_package: GenerateFn) -> None:
     assert 0.1 * MESSAGES * PER_MESSAGE < decoded < 0.9 * MESSAGES * PER_MESSAGE, decoded
 
 
-#: A number in exponent form, which each library spells its own way (``1e308``, ``1e+308``,
-#: ``1e-07``): the one place the written bytes may differ.
-_EXPONENT = re.compile(rb"(?<=[0-9])e([+-]?)0*([0-9])")
-
-
-def _same_bytes(data: bytes) -> bytes:
-    return _EXPONENT.sub(lambda m: b"e" + m.group(1).replace(b"+", b"") + m.group(2), data)
-
-
 def _compared(pkg: Any, data: bytes, call: str = "decode_notification") -> tuple[Any, ...]:
     found = outcome(pkg, call, data)
     if found[0] == "error":
@@ -117,7 +108,7 @@ def _compared(pkg: Any, data: bytes, call: str = "decode_notification") -> tuple
         _, name, text, kind, path = found
         return ("error", name, kind, path, text if kind != "json" else "")
     _, cls, written, repairs = found
-    return ("ok", cls, _same_bytes(written.encode()), repairs)
+    return ("ok", cls, written, repairs)
 
 
 @pytest.mark.parametrize(("key", "keep"), [("v1", True), ("v2-unstable", True), ("v1", False)])
@@ -235,7 +226,7 @@ def test_targets_agree_on_odd_keys_and_out_of_range_values(make_package: Generat
             found = outcomes[TARGETS[0]]
             assert found[0] == "ok" or found[2] == "schema", found
             if found[0] == "ok":
-                written = found[2].decode()
+                written = found[2]
                 for name in _odd_keys(json.loads(update)):
                     assert json.dumps(name, ensure_ascii=False) + ":" in written, (name, found)
 

@@ -25,6 +25,7 @@ it, and untagged unions remember each (node, member) they tried.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import threading
 import types
@@ -448,12 +449,13 @@ class Readers:
         return read
 
     def _union(self, members: list[Any]) -> Read:
-        """The first member that takes the whole value (no repair, nothing kept aside),
-        else the first that takes it at all."""
+        """The first member that takes the whole value as it is (no repair, nothing kept
+        aside, no float read as an int), else the first that takes it at all."""
         readers = [self.reader(m) for m in members]
 
         def read(obj: Any, at: At, ctx: _Ctx) -> Any:
             lossy: tuple[Any, list[Any], int] | None = None
+            floating = type(obj) is float
             if ctx.memo is None:
                 ctx.memo = {}
             for member in readers:
@@ -471,7 +473,7 @@ class Readers:
                     ctx.memo[key] = found
                 if found[0] is _DROP:
                     continue
-                if not found[1] and not found[2]:
+                if not found[1] and not found[2] and (not floating or type(found[0]) is float):
                     return found[0]
                 lossy = lossy or found
             if lossy is None:
@@ -490,6 +492,8 @@ def _exactly(tp: type[Any]) -> Read:
 
     def read(obj: Any, at: At, ctx: _Ctx) -> Any:
         if type(obj) is not tp:
+            if tp is int and _whole(obj):
+                return int(obj)
             raise _Fail(f"Expected `{name}`, got `{json_type(obj)}`", at)
         return obj
 
@@ -501,9 +505,17 @@ def _scalar(convert: Callable[[Any], Any]) -> Read:
         try:
             return convert(obj)
         except ValueError as exc:
+            if _whole(obj):  # (offered again as an int; else the first refusal stands)
+                with contextlib.suppress(ValueError):
+                    return convert(int(obj))
             raise _Fail(str(exc), at) from None
 
     return read
+
+
+def _whole(obj: Any) -> bool:
+    """Whether `obj` is an integral float (an integer, to JSON Schema) a double holds exactly."""
+    return type(obj) is float and obj.is_integer() and abs(obj) < 2.0**53
 
 
 def _strict_first(strict: Callable[[Any], Any], walk: Read, kind: type[Any]) -> Read:

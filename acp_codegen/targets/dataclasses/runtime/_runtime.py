@@ -16,7 +16,7 @@ code reads, from here:
   ``_leaves.py``) builds the dataclasses, keeping unknown union members and undeclared
   properties and applying the leniency flags;
 - the encoder: ``json.dumps`` with a hook that writes models by wire name and leaves
-  `UNSET` fields out.
+  `UNSET` fields out, then floats respelled as msgspec writes them (`short_floats`).
 
 There is no strict fast path: the lenient pass is the decoder, and it is linear.
 """
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from typing import Any
 
 from ._base import (
@@ -122,10 +123,50 @@ def load_json(data: bytes | str) -> Any:
 
 
 def encode(obj: object) -> bytes:
-    """Encode a generated object as compact JSON bytes, leaving out UNSET fields."""
+    """Encode a generated object as compact JSON bytes, leaving out UNSET fields, with floats
+    as msgspec writes them (see `short_floats`)."""
+    try:
+        text = _dumps(obj, allow_nan=False)
+    except ValueError:  # (a NaN or an infinity, which msgspec writes as null)
+        return short_floats(_dumps(obj, allow_nan=True).encode())
+    data = text.encode()
+    plus = "+" in text and _EXPONENT.search(data)  # (a quicker look first)
+    return short_floats(data) if plus or _PADDED.search(data) else data
+
+
+def _dumps(obj: object, allow_nan: bool) -> str:
     return json.dumps(
-        obj, default=_to_json, ensure_ascii=False, allow_nan=False, separators=(",", ":")
-    ).encode()
+        obj, default=_to_json, ensure_ascii=False, allow_nan=allow_nan, separators=(",", ":")
+    )
+
+
+#: Where ``repr`` spells an exponent unlike msgspec (``1e+16``, ``1e-07``), looked for
+#: before rewriting anything: each search skips ahead to its literal (``+``, ``e-0``).
+_EXPONENT = re.compile(rb"\+(?<=[0-9]e\+)")
+_PADDED = re.compile(rb"e-0(?<=[0-9]e-0)")
+#: A JSON string (group 1, read past whole), else a float as ``repr`` spells it with an
+#: exponent (sign, first digit, fraction, the exponent's minus, its digits past leading
+#: zeros), else a NaN or an infinity as ``json.dumps`` writes them.
+_FLOAT_TEXT = re.compile(
+    rb'("[^"\\]*(?:\\.[^"\\]*)*")|(-?)([0-9])(\.[0-9]+)?e\+?(-?)0*([0-9]+)|-?Infinity|NaN'
+)
+
+
+def short_floats(data: bytes) -> bytes:
+    """JSON text `data` with every float spelled as msgspec writes it, the shortest text
+    that reads back as the same double: ``1e16`` for ``1e+16``, ``1.5e-7`` for
+    ``1.5e-07``, ``0.00001`` for ``1e-05``, and null for a NaN or an infinity. The
+    contents of strings are never touched."""
+    return _FLOAT_TEXT.sub(_short_float, data)
+
+
+def _short_float(match: re.Match[bytes]) -> bytes:
+    string, sign, first, fraction, minus, exponent = match.groups()
+    if string is not None or first is None:
+        return string or b"null"
+    if minus and exponent == b"5":  # (msgspec writes plain digits down to 1e-5)
+        return sign + b"0.0000" + first + (fraction or b".")[1:]
+    return sign + first + (fraction or b"") + b"e" + minus + exponent
 
 
 def _to_json(obj: Any) -> Any:
