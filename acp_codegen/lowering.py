@@ -137,7 +137,12 @@ class Lowering(ABC):
             ("int", False): "enum.IntEnum",
         }
         members = tuple((v.const_name, repr(v.value), v.doc) for v in node.values)
-        return EnumView(node.name, node.doc, base[(node.base, node.open)], node.open, members)
+        low, high = (f"float({e!r})" if b is None else repr(b) for b, e in
+                     zip(node.bounds, ("-inf", "inf"), strict=True))  # fmt: skip
+        bounds = f"({low}, {high})" if node.bounds != (None, None) else ""
+        return EnumView(
+            node.name, node.doc, base[(node.base, node.open)], node.open, members, bounds
+        )
 
     def union_alias(self, node: ir.TaggedUnion) -> AliasView:
         static: list[str] = []

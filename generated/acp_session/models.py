@@ -200,6 +200,7 @@ class ErrorCode(_rt.OpenIntEnum):
     """A resource the operation needed, such as a file, does not exist."""
     UNSUPPORTED_PROTOCOL_VERSION = -32022
     """The Agent speaks none of the protocol versions the Client asked for."""
+    __bounds__ = (-2147483648, 2147483647)
 
 
 class IconTheme(_rt.OpenStrEnum):
@@ -1405,7 +1406,8 @@ class ResourceLink(
     """Media type of the resource, when known."""
     size: (
         typing.Annotated[
-            typing.Annotated[int, msgspec.Meta(ge=0)] | None, _rt.lenient(msgspec.UNSET)
+            typing.Annotated[int, msgspec.Meta(extra={"le": 18446744073709551615}, ge=0)] | None,
+            _rt.lenient(msgspec.UNSET),
         ]
         | msgspec.UnsetType
     ) = msgspec.UNSET
@@ -2216,29 +2218,38 @@ class UpdateSessionNotification(msgspec.Struct, kw_only=True, gc=False, forbid_u
 class Usage(msgspec.Struct, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Token counts for foreground work that has finished."""
 
-    total_tokens: typing.Annotated[int, msgspec.Meta(ge=0)] = msgspec.field(name="totalTokens")
+    total_tokens: typing.Annotated[int, msgspec.Meta(extra={"le": 18446744073709551615}, ge=0)] = (
+        msgspec.field(name="totalTokens")
+    )
     """All tokens of every kind added together."""
-    input_tokens: typing.Annotated[int, msgspec.Meta(ge=0)] = msgspec.field(name="inputTokens")
+    input_tokens: typing.Annotated[int, msgspec.Meta(extra={"le": 18446744073709551615}, ge=0)] = (
+        msgspec.field(name="inputTokens")
+    )
     """Tokens sent to the model."""
-    output_tokens: typing.Annotated[int, msgspec.Meta(ge=0)] = msgspec.field(name="outputTokens")
+    output_tokens: typing.Annotated[int, msgspec.Meta(extra={"le": 18446744073709551615}, ge=0)] = (
+        msgspec.field(name="outputTokens")
+    )
     """Tokens the model produced."""
     thought_tokens: (
         typing.Annotated[
-            typing.Annotated[int, msgspec.Meta(ge=0)] | None, _rt.lenient(msgspec.UNSET)
+            typing.Annotated[int, msgspec.Meta(extra={"le": 18446744073709551615}, ge=0)] | None,
+            _rt.lenient(msgspec.UNSET),
         ]
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="thoughtTokens")
     """Tokens spent on reasoning, when reported."""
     cached_read_tokens: (
         typing.Annotated[
-            typing.Annotated[int, msgspec.Meta(ge=0)] | None, _rt.lenient(msgspec.UNSET)
+            typing.Annotated[int, msgspec.Meta(extra={"le": 18446744073709551615}, ge=0)] | None,
+            _rt.lenient(msgspec.UNSET),
         ]
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="cachedReadTokens")
     """Tokens served from a prompt cache, when reported."""
     cached_write_tokens: (
         typing.Annotated[
-            typing.Annotated[int, msgspec.Meta(ge=0)] | None, _rt.lenient(msgspec.UNSET)
+            typing.Annotated[int, msgspec.Meta(extra={"le": 18446744073709551615}, ge=0)] | None,
+            _rt.lenient(msgspec.UNSET),
         ]
         | msgspec.UnsetType
     ) = msgspec.field(default=msgspec.UNSET, name="cachedWriteTokens")
@@ -2273,9 +2284,9 @@ class UsageUpdate(
 ):
     """Current context-window usage and, optionally, cumulative cost. `used` and `size` are replaced on every update; `cost` is a patch."""
 
-    used: typing.Annotated[int, msgspec.Meta(ge=0)]
+    used: typing.Annotated[int, msgspec.Meta(extra={"le": 18446744073709551615}, ge=0)]
     """Tokens the session's context holds now."""
-    size: typing.Annotated[int, msgspec.Meta(ge=0)]
+    size: typing.Annotated[int, msgspec.Meta(extra={"le": 18446744073709551615}, ge=0)]
     """Capacity of the context window in tokens."""
     cost: typing.Annotated[Cost | None, _rt.lenient(msgspec.UNSET)] | msgspec.UnsetType = (
         msgspec.UNSET

@@ -70,7 +70,9 @@ class MsgspecLowering(Lowering):
             if c.pattern is not None:
                 args["pattern"] = c.pattern
         if args.get("le", 0) > 2**63 - 1:  # type: ignore[operator]
-            del args["le"]  # msgspec bounds must fit int64; uint64 keeps only ge=0
+            # msgspec bounds must fit int64: uint64's maximum is carried as data, checked
+            # by the model's `wide` check and by the lenient pass.
+            args["extra"] = {"le": args.pop("le")}
         if prim.kind == "float":
             return self.number(args)
         if not args or prim.kind not in ("str", "int", "float"):
@@ -178,6 +180,9 @@ class MsgspecLowering(Lowering):
             return (low, high) if wide else None  # type: ignore[return-value]
         if isinstance(expr, ir.Nullable):
             return self.wide_bounds(expr.inner, seen)
+        if isinstance(expr, ir.UnionOf):  # (`type: ["integer", "string"]`: its integers)
+            found = [b for b in (self.wide_bounds(m, seen) for m in expr.members) if b]
+            return found[0] if found else None
         if isinstance(expr, ir.ListOf | ir.MapOf):
             return self.wide_bounds(expr.item if isinstance(expr, ir.ListOf) else expr.value, seen)
         if isinstance(expr, ir.Ref) and expr.name not in seen:

@@ -225,12 +225,19 @@ def _enum(cls: type[enum.Enum]) -> Callable[[Any], Any]:
 def _strictly(tp: Any) -> Callable[[Any], Any]:
     """A scalar read as strict decoding reads it (an enum, a constrained string...)."""
     decode = msgspec.json.Decoder(tp, dec_hook=dec_hook).decode
+    # An upper bound past int64 (``uint64``) rides in the metadata, which msgspec keeps
+    # but does not check (a model's ``__post_init__`` checks it when decoding strictly).
+    metas = typing.get_args(tp)[1:] if typing.get_origin(tp) is typing.Annotated else ()
+    high = next((m.extra["le"] for m in metas if isinstance(m, msgspec.Meta) and m.extra), None)
 
     def convert(obj: Any) -> Any:
         try:
-            return decode(_ENCODE(obj))
+            value = decode(_ENCODE(obj))
         except msgspec.ValidationError as exc:
             raise ValueError(str(exc).partition(" - at `")[0]) from None
+        if high is not None and value > high:
+            raise ValueError(f"Expected `int` <= {high}")
+        return value
 
     return convert
 
