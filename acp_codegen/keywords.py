@@ -157,12 +157,13 @@ def _number(node: dict[str, Any]) -> bool:
 
 
 def _map(node: dict[str, Any]) -> bool:
-    """An object read as a map (its values all of one schema) that names required keys."""
+    """An object read as a map (its values all of one schema, or any JSON) that names
+    required keys."""
     required = node.get("required")
     return (
         isinstance(required, list)
         and bool(required)
-        and isinstance(node.get("additionalProperties"), dict)
+        and (isinstance(node.get("additionalProperties"), dict) or node.get("type") == "object")
         and not {"properties", "allOf", "$ref", "anyOf", "oneOf"} & set(node)
     )
 
@@ -218,7 +219,7 @@ def placed(node: dict[str, Any], pointer: str, source: str) -> None:
                 where,
                 source,
             )
-        if composed is not None and not structural:
+        if composed is not None and not (structural and _fields(node)):
             raise SchemaError(
                 f"{what} beside {composed!r} would never be checked: the generated code "
                 f"reads the {composed} alone",
@@ -239,10 +240,23 @@ def placed(node: dict[str, Any], pointer: str, source: str) -> None:
 
 def _read_as(node: dict[str, Any], applies: tuple[str, ...]) -> bool:
     """Whether the build reads a node without a ``type`` as one of `applies`: an array
-    when it has ``items``, an object when it has ``properties``, ``allOf`` or ``$ref``."""
+    when it has ``items``, an object when it has fields (`_fields`)."""
     if applies == ("array",):
         return "items" in node
-    return applies == ("object",) and bool({"properties", "allOf", "$ref"} & set(node))
+    return applies == ("object",) and _fields(node)
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _fields(node: dict[str, Any]) -> bool:
+    """Whether the build reads a node as an object with fields, whose ``required`` it
+    checks: one with ``properties``, or an ``allOf`` that is more than a ``$ref`` wrapper
+    (which the build reads as the definition it names)."""
+    parts = node.get("allOf")
+    wrapper = isinstance(parts, list) and len(parts) == 1 and "$ref" in _dict(parts[0])
+    return "properties" in node or (isinstance(parts, list) and not wrapper)
 
 
 def _constants_meet(node: dict[str, Any], key: str, what: str, where: str, source: str) -> None:

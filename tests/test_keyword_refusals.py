@@ -53,6 +53,7 @@ def _prop(id: str, schema: Any, keyword: str, key: str | None = None) -> Refused
 
 
 _B = {"B": {"type": "integer"}}
+_O = {"O": {"type": "object", "properties": {"a": {"type": "string"}}}}
 _OPEN_INT = [{"type": "integer", "const": 1, "title": "one"}]
 REFUSED = [
     # -- an integer width on a type that is no integer, or not only one
@@ -105,11 +106,18 @@ REFUSED = [
     _prop("additional-properties-without-type", {"additionalProperties": {"type": "string"}},
           "'additionalProperties'"),
     _prop("required-without-type", {"required": ["a"]}, "'required'"),
+    Refused("required-on-an-object-without-properties",
+            _doc({"type": "object", "required": ["a"]}), "'a'", f"{PROP}/required/0"),
     # -- beside what the build reads alone
     Refused("maximum-beside-allof", _doc({"allOf": [{"$ref": "#/$defs/B"}], "maximum": 3}, **_B),
             "'maximum'", f"{PROP}/maximum"),
     Refused("format-beside-ref", _doc({"$ref": "#/$defs/B", "format": "uint8"}, **_B),
             "format 'uint8'", f"{PROP}/format"),
+    Refused("required-beside-an-allof-wrapper",
+            _doc({"type": "object", "allOf": [{"$ref": "#/$defs/O"}], "required": ["a"]}, **_O),
+            "'required'", f"{PROP}/required"),
+    Refused("required-beside-ref", _doc({"$ref": "#/$defs/O", "required": ["a"]}, **_O),
+            "'required'", f"{PROP}/required"),
     _prop("max-length-beside-nullable-anyof",
           {"anyOf": [{"type": "string"}, {"type": "null"}], "maxLength": 3}, "'maxLength'"),
     _prop("min-items-beside-oneof",
@@ -253,6 +261,10 @@ ACCEPTED = [
     Accepted("properties-and-required-without-type",
              _doc({"properties": {"a": {"type": "string"}}, "required": ["a"]}),
              ({"a": "x"},), ({},)),
+    Accepted("required-beside-an-allof-of-two-parts",
+             _doc({"allOf": [{"$ref": "#/$defs/O"}, {"properties": {"b": {"type": "integer"}}}],
+                   "required": ["a", "b"]}, **_O),
+             ({"a": "x", "b": 1},), ({"a": "x"}, {"b": 1})),
     Accepted("open-integer-enum-keeps-what-its-format-holds", _doc(_ERROR_CODE),
              (-32700, 5, 2**31 - 1, -(2**31)), (2**31, 1099511627776, -(2**31) - 1, "x")),
     Accepted("open-integer-enum-with-bounds-on-its-fallback",
