@@ -157,13 +157,12 @@ def _number(node: dict[str, Any]) -> bool:
 
 
 def _map(node: dict[str, Any]) -> bool:
-    """An object read as a map (its values all of one schema, or any JSON) that names
-    required keys."""
+    """An object read as a map (its values all of one schema) that names required keys."""
     required = node.get("required")
     return (
         isinstance(required, list)
         and bool(required)
-        and (isinstance(node.get("additionalProperties"), dict) or node.get("type") == "object")
+        and isinstance(node.get("additionalProperties"), dict)
         and not {"properties", "allOf", "$ref", "anyOf", "oneOf"} & set(node)
     )
 
@@ -287,14 +286,15 @@ def _breaks(node: dict[str, Any], key: str, value: Any, where: str, source: str)
         return False
     if key == "format":
         low, high = ir.Prim("int", bound).value_range()
-        return whole(value) is None or not low <= value <= high  # type: ignore[operator]
-    return {
+        return whole(value) is None or not low <= value <= high
+    broken: dict[str, bool] = {
         "minimum": value < bound,
         "maximum": value > bound,
         "exclusiveMinimum": value <= bound,
         "exclusiveMaximum": value >= bound,
         "multipleOf": bound > 0 and value % bound != 0,
-    }[key]
+    }
+    return broken[key]
 
 
 def empty_bounds(node: dict[str, Any], pointer: str, source: str) -> None:

@@ -137,11 +137,8 @@ class Lowering(ABC):
             ("int", False): "enum.IntEnum",
         }
         members = tuple((v.const_name, repr(v.value), v.doc) for v in node.values)
-        low, high = (f"float({e!r})" if b is None else repr(b) for b, e in
-                     zip(node.bounds, ("-inf", "inf"), strict=True))  # fmt: skip
-        bounds = f"({low}, {high})" if node.bounds != (None, None) else ""
         return EnumView(
-            node.name, node.doc, base[(node.base, node.open)], node.open, members, bounds
+            node.name, node.doc, base[(node.base, node.open)], node.open, members, _bounds(node)
         )
 
     def union_alias(self, node: ir.TaggedUnion) -> AliasView:
@@ -347,6 +344,17 @@ def alias_order(module: ir.Module) -> list[ir.Def]:
             done.append(pending.pop(name))
             placed.add(name)
     return done
+
+
+def _bounds(node: ir.Enum) -> str:
+    """The ``__bounds__`` of an open integer enum's class ("" when it has none), a side
+    without a bound spelled as an infinite float."""
+    if node.bounds == (None, None):
+        return ""
+    low, high = node.bounds
+    low_text = 'float("-inf")' if low is None else repr(low)
+    high_text = 'float("inf")' if high is None else repr(high)
+    return f"({low_text}, {high_text})"
 
 
 def json_text(value: object) -> str:

@@ -388,7 +388,7 @@ def fallback_range(reg: Registry, node: ir.Enum, members: list[Any], pointer: st
             continue
         where = join_pointer(pointer, index)
         fmt = member.get("format")
-        kind = "int" if node.base == "int" else "str"
+        kind: ir.PrimKind = "int" if node.base == "int" else "str"
         prim = ir.Prim(kind, fmt if isinstance(fmt, str) else None, constraints(reg, member, where))
         kept = (prim.constraints.multiple_of, prim.constraints.min_length,
                 prim.constraints.max_length, prim.constraints.pattern)  # fmt: skip
