@@ -269,6 +269,9 @@ class Enum:
     #: Open enums keep any value; closed ones reject unknown values.
     open: bool
     format: str | None = None
+    #: The least and greatest integer an open integer enum keeps beyond the values it lists
+    #: (its fallback's ``format`` and bounds); None where there is no bound.
+    bounds: tuple[int | float | None, int | float | None] = (None, None)
 
 
 @dataclass(frozen=True)

@@ -137,7 +137,9 @@ class Lowering(ABC):
             ("int", False): "enum.IntEnum",
         }
         members = tuple((v.const_name, repr(v.value), v.doc) for v in node.values)
-        return EnumView(node.name, node.doc, base[(node.base, node.open)], node.open, members)
+        return EnumView(
+            node.name, node.doc, base[(node.base, node.open)], node.open, members, _bounds(node)
+        )
 
     def union_alias(self, node: ir.TaggedUnion) -> AliasView:
         static: list[str] = []
@@ -342,6 +344,17 @@ def alias_order(module: ir.Module) -> list[ir.Def]:
             done.append(pending.pop(name))
             placed.add(name)
     return done
+
+
+def _bounds(node: ir.Enum) -> str:
+    """The ``__bounds__`` of an open integer enum's class ("" when it has none), a side
+    without a bound spelled as an infinite float."""
+    if node.bounds == (None, None):
+        return ""
+    low, high = node.bounds
+    low_text = 'float("-inf")' if low is None else repr(low)
+    high_text = 'float("inf")' if high is None else repr(high)
+    return f"({low_text}, {high_text})"
 
 
 def json_text(value: object) -> str:

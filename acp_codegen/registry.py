@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from . import ir, naming
 from .errors import SchemaError, join_pointer
 from .limits import ANNOTATION_PREFIX
 from .load import LoadedSchema, iter_refs
+
+if TYPE_CHECKING:
+    from .keywords import Unenforced
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,9 @@ class Layout:
 
 class Nodes(Protocol):
     """What the helpers may ask `build` to make: the only way back into it."""
+
+    #: Where validation no target enforces is refused, or noted when the job allows it.
+    unenforced: Unenforced
 
     def build_def(self, def_name: str) -> str: ...
 

@@ -81,6 +81,11 @@ def type_expr(reg: Registry, nodes: Nodes, schema: Any, pointer: str, context: s
                     context + "Value",
                 )
             )
+        required = schema.get("required")
+        for index, key in enumerate(required if isinstance(required, list) else []):
+            # (an object without properties keeps any key: nothing checks these)
+            what = f"required names {key!r}, which is not a declared property"
+            nodes.unenforced.meet("required", what, join_pointer(pointer, "required", index))
         return ir.MapOf(ir.Prim("any"))
     kind = {
         "string": "str",

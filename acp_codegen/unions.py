@@ -20,7 +20,7 @@ from typing import Any
 from . import idioms, ir, naming
 from .errors import join_pointer
 from .registry import Layout, Nodes, Registry, annotations_of, doc_of
-from .typeexprs import check_keywords, type_expr
+from .typeexprs import check_keywords, constraints, type_expr
 
 
 # -- layout -----------------------------------------------------------------------------
@@ -165,7 +165,8 @@ def union_def(
     doc = doc_of(schema)
     enum = idioms.enum_shape(members)
     if enum is not None:
-        return enum_def(reg, name, doc or "", pointer, keyword, *enum)
+        node = enum_def(reg, name, doc or "", pointer, keyword, *enum)
+        return fallback_range(reg, node, members, join_pointer(pointer, keyword))
     layout = union_layout(reg, schema, pointer, keyword, members)
     if layout is None and "properties" in schema:
         return nodes.struct(name, schema, pointer)
@@ -376,6 +377,30 @@ def enum_def(
     return ir.Enum(
         name, doc, pointer, "int" if base == "int" else "str", tuple(values), is_open, fmt
     )
+
+
+def fallback_range(reg: Registry, node: ir.Enum, members: list[Any], pointer: str) -> ir.Enum:
+    """`node` with the range its open fallback gives the values it does not list: an
+    integer fallback's ``format`` and bounds are enforced there; a string fallback keeps
+    every string, so a keyword that would constrain it is refused."""
+    for index, member in enumerate(members):
+        if not node.open or "const" in member:
+            continue
+        where = join_pointer(pointer, index)
+        fmt = member.get("format")
+        kind: ir.PrimKind = "int" if node.base == "int" else "str"
+        prim = ir.Prim(kind, fmt if isinstance(fmt, str) else None, constraints(reg, member, where))
+        kept = (prim.constraints.multiple_of, prim.constraints.min_length,
+                prim.constraints.max_length, prim.constraints.pattern)  # fmt: skip
+        if any(v is not None for v in kept):
+            raise reg.error(
+                "an open enum keeps every value it does not list as it is, so a length, "
+                "pattern or multipleOf on its fallback would never be checked",
+                where,
+            )
+        if kind == "int":
+            return dataclasses.replace(node, bounds=prim.value_range())
+    return node
 
 
 def closed_enum(

@@ -36,6 +36,9 @@ class EnumView:
     base: str
     open: bool
     members: tuple[tuple[str, str, str], ...]  # (constant, python literal, doc)
+    #: ``(least, greatest)`` of the values an open integer enum keeps beyond its members, as
+    #: Python text ("" when unbounded).
+    bounds: str = ""
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,7 @@ class View:
         texts += [s.options for s in self.structs]
         for s in self.structs:
             texts += [f.annotation for f in s.fields] + [f.default or "" for f in s.fields]
+            texts += s.members  # (a method such as msgspec's wide-integer check)
         texts += ["_rt.UnknownVariant typing.ClassVar" for _ in self.unknowns]
         texts += [f"typing.TypeAlias {a.static} {a.runtime or ''}" for a in self.aliases]
         return any(prefix in text for text in texts)

@@ -48,6 +48,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         )
 
 
+#: package name -> the options it was made with (see `make_package`)
+_NAMES: dict[str, tuple[Any, ...]] = {}
 _CACHE: dict[tuple[object, ...], ModuleType] = {}
 OWN_SCHEMA = Path(__file__).resolve().parent.parent / "schema" / "session_update.schema.json"
 
@@ -185,6 +187,8 @@ def make_package(generated_root: Path) -> GenerateFn:
                closed_all, closed, keep_unknown_fields)
         if key in _CACHE:
             return _CACHE[key]
+        while _NAMES.setdefault(name, key) != key:  # (a name made with other options: the
+            name += "_"  # module imported first would be returned for both)
         out = generated_root / name
         job = Job(schema, out, name, tuple(roots), take_all, target=target,
                   overlays=tuple(overlays), closed_all=closed_all, closed=closed,

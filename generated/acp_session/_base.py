@@ -125,10 +125,15 @@ class OpenIntEnum(_Open, enum.IntEnum):
     __hash__ = int.__hash__
     __str__ = int.__repr__  # as on Python 3.11+, where `IntEnum` prints as the number
     __format__ = int.__format__  # type: ignore[assignment]
+    #: The least and greatest value kept besides the members (a schema's format narrows it).
+    __bounds__: tuple[float, float] = (-math.inf, math.inf)
 
     @classmethod
     def _missing_(cls, value: object) -> Any:
-        return _unknown(int.__new__(cls, value), value) if type(value) is int else None
+        low, high = cls.__bounds__
+        if type(value) is int and low <= value <= high:
+            return _unknown(int.__new__(cls, value), value)
+        return None
 
 
 def _unknown(member: Any, value: Any) -> Any:

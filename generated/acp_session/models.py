@@ -200,6 +200,7 @@ class ErrorCode(_rt.OpenIntEnum):
     """A resource the operation needed, such as a file, does not exist."""
     UNSUPPORTED_PROTOCOL_VERSION = -32022
     """The Agent speaks none of the protocol versions the Client asked for."""
+    __bounds__ = (-2147483648, 2147483647)
 
 
 class IconTheme(_rt.OpenStrEnum):

@@ -194,6 +194,9 @@ class MsgspecLowering(Lowering):
             return (low, high) if wide else None  # type: ignore[return-value]
         if isinstance(expr, ir.Nullable):
             return self.wide_bounds(expr.inner, seen)
+        if isinstance(expr, ir.UnionOf):  # (`type: ["integer", "string"]`: its integers)
+            found = [b for b in (self.wide_bounds(m, seen) for m in expr.members) if b]
+            return found[0] if found else None
         if isinstance(expr, ir.ListOf | ir.MapOf):
             return self.wide_bounds(expr.item if isinstance(expr, ir.ListOf) else expr.value, seen)
         if isinstance(expr, ir.Ref) and expr.name not in seen:

@@ -29,6 +29,7 @@ class Code(_rt.OpenIntEnum):
 
     FINE = 0
     BROKEN_PIPE = -32
+    __bounds__ = (-2147483648, 2147483647)
 
 
 class JobStatus(_rt.OpenStrEnum):
