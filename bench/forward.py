@@ -102,8 +102,10 @@ def figure(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Secti
     message = json.loads(strict)
     update = message["params"]["update"]
     clean = [x for x in lines if x != strict][: 9 * FAULTS]
-    originals = [_message(message, {**update, "toolCallId": f"{update['toolCallId']}-{n}"})
-                 for n in range(FAULTS)]
+    originals = [
+        _message(message, {**update, "toolCallId": f"{update['toolCallId']}-{n}"})
+        for n in range(FAULTS)
+    ]
     cases: dict[str, Any] = {
         "originals, ours": lambda: [decode(x) for x in originals],
         "originals, SDK own path": lambda: [sdk.own_decode(x) for x in originals],
@@ -121,9 +123,9 @@ def figure(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Secti
     for label in labels:
         faulty = [_message(message, _faults(update, n)[label]) for n in range(FAULTS)]
         for data in faulty[:2]:  # each decodes, and re-encodes what it kept
-            assert json.loads(pkg.encode(decode(data)))["sessionId"] == message["params"][
-                "sessionId"
-            ]
+            assert (
+                json.loads(pkg.encode(decode(data)))["sessionId"] == message["params"]["sessionId"]
+            )
         mixed = stretch(faulty)
         cases[f"stretch, {label}"] = lambda mixed=mixed: [decode(x) for x in mixed]
     ahead = [_extended(x) for x in lines]
@@ -135,8 +137,15 @@ def figure(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Secti
     fig = "10 forward"
     known = _per_message("an original, ours", [(s["originals, ours"], 1 / FAULTS)])
     sdk_known = _per_message("an original, SDK", [(s["originals, SDK own path"], 1 / FAULTS)])
-    rows = [Row(fig, "strict known message: ours vs the SDK's own path", known, sdk_known,
-                Goal("faster", 1))]
+    rows = [
+        Row(
+            fig,
+            "strict known message: ours vs the SDK's own path",
+            known,
+            sdk_known,
+            Goal("faster", 1),
+        )
+    ]
     for label in labels:
         lone = _per_message(
             f"lone {label}",
@@ -147,8 +156,15 @@ def figure(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Secti
             ],
         )
         s[lone.name] = lone
-        rows.append(Row(fig, f"{label}, lone: vs the SDK's own path on its original", lone,
-                        sdk_known, Goal("faster", 1)))
+        rows.append(
+            Row(
+                fig,
+                f"{label}, lone: vs the SDK's own path on its original",
+                lone,
+                sdk_known,
+                Goal("faster", 1),
+            )
+        )
         rows.append(Row(fig, f"{label}, lone: vs its original", lone, known))
     rows.append(
         Row(
@@ -159,8 +175,9 @@ def figure(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Secti
             Goal("faster", 2),
         )
     )
-    section = Section("10. Forward compatibility: lone faults, a stream one revision ahead", s,
-                      rows)
+    section = Section(
+        "10. Forward compatibility: lone faults, a stream one revision ahead", s, rows
+    )
     section.notes.append(
         f"a lone fault: one message in ten, {FAULTS} of them, each with its own tool call ID;"
         f" the originals are {len(originals[0])} B"
@@ -205,10 +222,22 @@ def _worst_cases(ws: Workspace, pkg: Any, section: Section, rounds: int) -> None
             timed[f"{count} invalid {what}"] = lambda data=data: pkg.decode_update(data)
     s = interleave(timed, rounds)
     section.samples.update(s)
-    section.rows.append(Row(fig, "recursive untagged union malformed 14 levels deep: rejected in",
-                            s["recursive union, malformed 14 deep"], None, Goal("absolute", 0.010)))
+    section.rows.append(
+        Row(
+            fig,
+            "recursive untagged union malformed 14 levels deep: rejected in",
+            s["recursive union, malformed 14 deep"],
+            None,
+            Goal("absolute", 0.010),
+        )
+    )
     for what, name in (("items", "invalid items"), ("fields", "undeclared properties")):
         section.rows.append(
-            Row(fig, f"one message with 1,000 {name} vs one with 1",
-                s[f"1000 invalid {what}"], s[f"1 invalid {what}"], Goal("time", 1000))
+            Row(
+                fig,
+                f"one message with 1,000 {name} vs one with 1",
+                s[f"1000 invalid {what}"],
+                s[f"1 invalid {what}"],
+                Goal("time", 1000),
+            )
         )

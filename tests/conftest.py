@@ -43,7 +43,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     if lost:
         terminalreporter.write_line(
             f"{len(lost)} tests need the schema corpus and skipped: {corpus.MISSING} "
-            "(README.md, \"Tests and the schema corpus\")",
+            '(README.md, "Tests and the schema corpus")',
             yellow=True,
         )
 
@@ -116,8 +116,12 @@ class HomeWatch:
         if event not in _WATCHED or not self.on:  # every audit event comes here: be quick
             return
         if event == "open":
-            if len(args) > 2 and isinstance(args[2], int) and args[2] & _WRITES and \
-                    self._inside(args[0]):
+            if (
+                len(args) > 2
+                and isinstance(args[2], int)
+                and args[2] & _WRITES
+                and self._inside(args[0])
+            ):
                 self.found.append(f"open {args[0]}")
         elif event in _TOUCHES:
             targets = [args[i] for i in _TOUCHES[event] if i < len(args)]
@@ -178,21 +182,46 @@ def make_package(generated_root: Path) -> GenerateFn:
     packages, never change them, so one generation serves them all.
     """
 
-    def make(schema: Path, name: str, target: str = "msgspec", roots: tuple[str, ...] = (),
-             take_all: bool = False, overlays: tuple[Path, ...] = (), closed_all: bool = False,
-             closed: tuple[str, ...] = (), keep_unknown_fields: bool = True) -> ModuleType:
+    def make(
+        schema: Path,
+        name: str,
+        target: str = "msgspec",
+        roots: tuple[str, ...] = (),
+        take_all: bool = False,
+        overlays: tuple[Path, ...] = (),
+        closed_all: bool = False,
+        closed: tuple[str, ...] = (),
+        keep_unknown_fields: bool = True,
+    ) -> ModuleType:
         if target != "msgspec":
             name = f"{name}_{target}"  # one importable package per target
-        key = (str(schema), target, tuple(roots), take_all, tuple(map(str, overlays)),
-               closed_all, closed, keep_unknown_fields)
+        key = (
+            str(schema),
+            target,
+            tuple(roots),
+            take_all,
+            tuple(map(str, overlays)),
+            closed_all,
+            closed,
+            keep_unknown_fields,
+        )
         if key in _CACHE:
             return _CACHE[key]
         while _NAMES.setdefault(name, key) != key:  # (a name made with other options: the
             name += "_"  # module imported first would be returned for both)
         out = generated_root / name
-        job = Job(schema, out, name, tuple(roots), take_all, target=target,
-                  overlays=tuple(overlays), closed_all=closed_all, closed=closed,
-                  keep_unknown_fields=keep_unknown_fields)
+        job = Job(
+            schema,
+            out,
+            name,
+            tuple(roots),
+            take_all,
+            target=target,
+            overlays=tuple(overlays),
+            closed_all=closed_all,
+            closed=closed,
+            keep_unknown_fields=keep_unknown_fields,
+        )
         emit.write_tree(out, generate(job))
         importlib.invalidate_caches()
         module = importlib.import_module(name)
@@ -221,5 +250,9 @@ def published(request: pytest.FixtureRequest, make_package: GenerateFn, target: 
     """A package generated with ``--all`` from each newest published schema, per target."""
     corpus.require()
     key = request.param
-    return make_package(corpus.newest(corpus.NEWEST[key]), "pub_" + key.replace("-", "_"),
-                        target=target, take_all=True)
+    return make_package(
+        corpus.newest(corpus.NEWEST[key]),
+        "pub_" + key.replace("-", "_"),
+        target=target,
+        take_all=True,
+    )

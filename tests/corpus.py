@@ -69,8 +69,9 @@ def require() -> None:
 def manifest() -> tuple[Revision, ...]:
     with open(SCHEMAS / "MANIFEST.tsv", encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
-    return tuple(Revision(r["file"], r["original_path"], r["commit_date"], r["also_at"] or "")
-                 for r in rows)
+    return tuple(
+        Revision(r["file"], r["original_path"], r["commit_date"], r["also_at"] or "") for r in rows
+    )
 
 
 def schemas() -> tuple[Revision, ...]:

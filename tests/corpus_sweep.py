@@ -205,8 +205,11 @@ def _exercise(file: str, folder: str, schema: Path, package: str, scratch: Path)
 
 
 #: An agent message chunk, which every v1 and v2 revision's reducer keeps as an entity.
-CHUNK = {"sessionUpdate": "agent_message_chunk", "messageId": "m",
-         "content": {"type": "text", "text": "hi"}}
+CHUNK = {
+    "sessionUpdate": "agent_message_chunk",
+    "messageId": "m",
+    "content": {"type": "text", "text": "hi"},
+}
 
 
 def state_check(pkg: ModuleType) -> str:

@@ -41,8 +41,13 @@ def outcome(pkg: ModuleType, call: str, data: bytes) -> list[Any]:
             value = pkg.decode(data, getattr(pkg.models, call), repairs)
         written = pkg.encode(value).decode("utf-8")
     except Exception as exc:  # (any exception is an outcome to compare)
-        return ["error", type(exc).__name__, str(exc), getattr(exc, "kind", None),
-                getattr(exc, "path", None)]
+        return [
+            "error",
+            type(exc).__name__,
+            str(exc),
+            getattr(exc, "kind", None),
+            getattr(exc, "path", None),
+        ]
     rows = [[r.path, r.action, repr(r.original), repr(r.replacement)] for r in repairs]
     return ["ok", type(value).__qualname__, written, rows]
 

@@ -35,8 +35,11 @@ def builtin(family: str) -> overlay.Builtin:
 
 def entry_index(family: str, tag: str) -> int:
     entries = json.loads(builtin(family).path.read_text(encoding="utf-8"))["entries"]
-    return next(i for i, e in enumerate(entries)
-                if e.get("expect", {}).get("properties/sessionUpdate/const") == tag)
+    return next(
+        i
+        for i, e in enumerate(entries)
+        if e.get("expect", {}).get("properties/sessionUpdate/const") == tag
+    )
 
 
 def test_one_builtin_overlay_per_family() -> None:
@@ -64,7 +67,8 @@ def test_no_schema_satisfies_both_guards() -> None:
         except SchemaError:
             continue  # the two refused v0 revisions
         holding = [
-            b.family for b in overlay.builtins()
+            b.family
+            for b in overlay.builtins()
             if all(overlay._guard_holds(loaded.document, g) for g in b.guard)
         ]
         assert len(holding) <= 1, (revision.file, holding)
@@ -75,8 +79,11 @@ def without_variant(source: Path, tag: str, target: Path) -> Path:
     schema = json.loads(source.read_text(encoding="utf-8"))
     union = schema["$defs"]["SessionUpdate"]
     key = "anyOf" if "anyOf" in union else "oneOf"
-    union[key] = [v for v in union[key]
-                  if v.get("properties", {}).get("sessionUpdate", {}).get("const") != tag]
+    union[key] = [
+        v
+        for v in union[key]
+        if v.get("properties", {}).get("sessionUpdate", {}).get("const") != tag
+    ]
     target.write_text(json.dumps(schema), encoding="utf-8")
     return target
 
@@ -87,8 +94,9 @@ def run(*args: Any) -> Any:
 
 def test_an_overlay_that_cannot_apply_names_the_revision_and_the_entry(tmp_path: Path) -> None:
     corpus.require()
-    schema = without_variant(corpus.newest(corpus.NEWEST["v2"]), "usage_update",
-                             tmp_path / "no-usage.json")
+    schema = without_variant(
+        corpus.newest(corpus.NEWEST["v2"]), "usage_update", tmp_path / "no-usage.json"
+    )
     loaded = load.load_path(schema)
     assert overlay.choose_builtin(loaded) is not None, "the guard still claims it"
     with pytest.raises(SchemaError) as caught:
@@ -99,8 +107,10 @@ def test_an_overlay_that_cannot_apply_names_the_revision_and_the_entry(tmp_path:
     result = run("generate", "--schema", schema, "--out", tmp_path / "pkg", "--package", "pkg")
     assert result.exit_code == 0, result.output
     (line,) = result.stderr.splitlines()
-    assert line.startswith("no-usage.json: no SessionState generated: the built-in v2 overlay "
-                           "cannot annotate this revision")
+    assert line.startswith(
+        "no-usage.json: no SessionState generated: the built-in v2 overlay "
+        "cannot annotate this revision"
+    )
     assert f"/entries/{entry_index('v2', 'usage_update')}" in line
     assert not (tmp_path / "pkg" / "state.py").exists()
     assert (tmp_path / "pkg" / "models.py").exists(), "the bindings are still generated"
@@ -110,14 +120,16 @@ def test_an_optional_group_applies_whole_or_not_at_all(tmp_path: Path) -> None:
     """Removing one of the three message upserts leaves the 'messages' group partly
     present: the error names the entry that no longer matches."""
     corpus.require()
-    schema = without_variant(corpus.newest(corpus.NEWEST["v2"]), "agent_thought",
-                             tmp_path / "no-thought.json")
+    schema = without_variant(
+        corpus.newest(corpus.NEWEST["v2"]), "agent_thought", tmp_path / "no-thought.json"
+    )
     with pytest.raises(SchemaError, match="group 'messages' is only partly present") as caught:
         overlay.apply_overlay(load.load_path(schema), builtin("v2").path)
     assert f"/entries/{entry_index('v2', 'agent_thought')}" in str(caught.value)
     # A variant removed while its body's `_meta` entry still matches is partial, too.
-    schema = without_variant(corpus.newest(corpus.NEWEST["v2-unstable"]), "notice",
-                             tmp_path / "no-notice.json")
+    schema = without_variant(
+        corpus.newest(corpus.NEWEST["v2-unstable"]), "notice", tmp_path / "no-notice.json"
+    )
     with pytest.raises(SchemaError, match="group 'notice' is only partly present"):
         overlay.apply_overlay(load.load_path(schema), builtin("v2").path)
     # Wholly absent groups (terminals before 2026-07-14, ...) are skipped: the corpus tests
@@ -130,8 +142,16 @@ def test_cli_picks_the_builtin_and_can_turn_it_off(tmp_path: Path) -> None:
     result = run("generate", "--schema", schema, "--out", tmp_path / "on", "--package", "on")
     assert result.exit_code == 0 and result.stderr == "", result.output
     assert (tmp_path / "on" / "state.py").is_file()
-    result = run("generate", "--schema", schema, "--out", tmp_path / "off", "--package", "off",
-                 "--no-builtin-overlay")
+    result = run(
+        "generate",
+        "--schema",
+        schema,
+        "--out",
+        tmp_path / "off",
+        "--package",
+        "off",
+        "--no-builtin-overlay",
+    )
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines() == [
         f"{schema.name}: no SessionState generated: the schema has no x-acp-* annotations "
@@ -148,7 +168,9 @@ def test_config_key_turns_the_builtin_off(tmp_path: Path, monkeypatch: pytest.Mo
     schema = corpus.newest(corpus.NEWEST["v2"])
     (tmp_path / "pyproject.toml").write_text(
         f'[tool.acp-codegen]\nschema = "{schema.as_posix()}"\nout = "acp"\n'
-        "builtin_overlay = false\n", encoding="utf-8")
+        "builtin_overlay = false\n",
+        encoding="utf-8",
+    )
     monkeypatch.chdir(tmp_path)
     result = run("generate")
     assert result.exit_code == 0, result.output
@@ -165,8 +187,17 @@ def test_an_overlay_flag_replaces_the_builtin(tmp_path: Path) -> None:
     chunk = entries[entry_index("v2", "agent_message_chunk")]
     mine.write_text(json.dumps({"entries": [chunk]}), encoding="utf-8")
     schema = corpus.newest(corpus.NEWEST["v2"])
-    result = run("generate", "--schema", schema, "--out", tmp_path / "pkg", "--package", "pkg",
-                 "--overlay", mine)
+    result = run(
+        "generate",
+        "--schema",
+        schema,
+        "--out",
+        tmp_path / "pkg",
+        "--package",
+        "pkg",
+        "--overlay",
+        mine,
+    )
     assert result.exit_code == 0 and result.stderr == "", result.output
     state = (tmp_path / "pkg" / "state.py").read_text(encoding="utf-8")
     assert "AgentMessageChunk: _state.EntityRule(" in state
@@ -182,17 +213,19 @@ def test_a_schema_with_its_own_annotations_is_used_as_it_is(tmp_path: Path) -> N
 
     def body(files: dict[str, str]) -> dict[str, str]:  # only the record names the flag
         return {
-            k: "".join(v.splitlines(True)[4:])
-            for k, v in files.items()
-            if k != "_provenance.py"
+            k: "".join(v.splitlines(True)[4:]) for k, v in files.items() if k != "_provenance.py"
         }
 
     assert body(with_builtin) == body(without)
 
 
 #: The four revisions of 2026-11-02: v2 stable and unstable, v1 stable and unstable.
-NOVEMBER = ("v2/2026-11-02_01fc80f2_schema.json", "v2/2026-11-02_db7762f1_schema.unstable.json",
-            "v1/2026-11-02_86683b3e_schema.json", "v1/2026-11-02_ef9c8ab6_schema.unstable.json")
+NOVEMBER = (
+    "v2/2026-11-02_01fc80f2_schema.json",
+    "v2/2026-11-02_db7762f1_schema.unstable.json",
+    "v1/2026-11-02_86683b3e_schema.json",
+    "v1/2026-11-02_ef9c8ab6_schema.unstable.json",
+)
 #: Update kinds an overlay leaves unannotated on purpose (kept in history): v1's plan
 #: updates beside its `plan` snapshot.
 LEFT_TO_HISTORY = {"plan_update", "plan_removed"}

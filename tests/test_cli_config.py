@@ -174,8 +174,7 @@ BAD_CONFIGS += [
     (
         "overlay-with-a-nul",
         '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\noverlays = ["a.json", "b\\u0000"]',
-        f"[tool.acp-codegen] key 'overlays' entry 1 holds the control character U+0000, "
-        f"{_NO_PATH}",
+        f"[tool.acp-codegen] key 'overlays' entry 1 holds the control character U+0000, {_NO_PATH}",
     ),
     (
         "templates-with-a-newline",
@@ -411,20 +410,35 @@ def test_a_schema_on_the_command_line_starts_its_own_job(
 ) -> None:
     """Inside a configured project, ``--schema`` without ``--job`` is an ad-hoc job: the
     project's roots (which name definitions of its own schema) do not leak into it."""
-    root = project(tmp_path, jobs_table(own={"schema": "s.json", "out": "out/own",
-                                             "roots": ["N"], "target": "pydantic"}))
+    root = project(
+        tmp_path,
+        jobs_table(
+            own={"schema": "s.json", "out": "out/own", "roots": ["N"], "target": "pydantic"}
+        ),
+    )
     other = root / "other.json"
     other.write_text(json.dumps(SMALL), encoding="utf-8")
-    result = invoke(root, "generate", "--schema", "other.json", "--out", "adhoc",
-                    "--package", "adhoc", monkeypatch=monkeypatch)
+    result = invoke(
+        root,
+        "generate",
+        "--schema",
+        "other.json",
+        "--out",
+        "adhoc",
+        "--package",
+        "adhoc",
+        monkeypatch=monkeypatch,
+    )
     assert result.exit_code == 0, result.output
     header = (root / "adhoc/models.py").read_text().splitlines()[1]
-    assert header == ("# Regenerate with: acp-codegen generate --schema other.json "
-                      "--out adhoc --package adhoc")
+    assert header == (
+        "# Regenerate with: acp-codegen generate --schema other.json --out adhoc --package adhoc"
+    )
     assert "import msgspec" in (root / "adhoc/models.py").read_text()  # not the job's target
     assert not (root / "out/own").exists()
-    chosen = invoke(root, "generate", "--job", "own", "--schema", "other.json",
-                    monkeypatch=monkeypatch)
+    chosen = invoke(
+        root, "generate", "--job", "own", "--schema", "other.json", monkeypatch=monkeypatch
+    )
     assert chosen.exit_code == 0, chosen.output
     assert "--root N" in (root / "out/own/models.py").read_text().splitlines()[1]
 
@@ -450,8 +464,16 @@ def test_headers_and_check_do_not_depend_on_how_paths_are_spelled(
         json.dumps({"entries": [{"at": "/$defs/N", "add": {"x-acp-note": "n"}}]}),
         encoding="utf-8",
     )
-    made = invoke(root, "generate", "--schema", "s.json", "--out", "src/app/acp", *flags,
-                  monkeypatch=monkeypatch)
+    made = invoke(
+        root,
+        "generate",
+        "--schema",
+        "s.json",
+        "--out",
+        "src/app/acp",
+        *flags,
+        monkeypatch=monkeypatch,
+    )
     assert made.exit_code == 0, made.output
     header = (root / "src/app/acp/models.py").read_text(encoding="utf-8").splitlines()[:2]
     assert header == [
@@ -462,15 +484,58 @@ def test_headers_and_check_do_not_depend_on_how_paths_are_spelled(
     overlay = ["--overlay", str(root / "ov.json"), "--no-builtin-overlay"]
     spellings = [
         (root, ["--schema", "./s.json", "--out", "src/../src/app/acp", *flags]),
-        (root / "src", ["--schema", "../s.json", "--out", "app/acp", "--package", "app.acp",
-                        "--overlay", "../ov.json", "--no-builtin-overlay"]),
-        (root / "src" / "deep", ["--schema", "../../s.json", "--out", "../app/acp",
-                                 "--package", "app.acp", "--overlay", "../../ov.json",
-                                 "--no-builtin-overlay"]),
-        (elsewhere, ["--schema", str(root / "s.json"), "--out", str(root / "src/app/acp"),
-                     "--package", "app.acp", *overlay]),
-        (root, ["--schema", str(root / "s.json"), "--out", str(root / "src/app/acp"),
-                "--package", "app.acp", *overlay]),
+        (
+            root / "src",
+            [
+                "--schema",
+                "../s.json",
+                "--out",
+                "app/acp",
+                "--package",
+                "app.acp",
+                "--overlay",
+                "../ov.json",
+                "--no-builtin-overlay",
+            ],
+        ),
+        (
+            root / "src" / "deep",
+            [
+                "--schema",
+                "../../s.json",
+                "--out",
+                "../app/acp",
+                "--package",
+                "app.acp",
+                "--overlay",
+                "../../ov.json",
+                "--no-builtin-overlay",
+            ],
+        ),
+        (
+            elsewhere,
+            [
+                "--schema",
+                str(root / "s.json"),
+                "--out",
+                str(root / "src/app/acp"),
+                "--package",
+                "app.acp",
+                *overlay,
+            ],
+        ),
+        (
+            root,
+            [
+                "--schema",
+                str(root / "s.json"),
+                "--out",
+                str(root / "src/app/acp"),
+                "--package",
+                "app.acp",
+                *overlay,
+            ],
+        ),
     ]
     for folder, args in spellings:
         assert "is up to date" in _check_from(folder, args, monkeypatch)
@@ -485,8 +550,11 @@ def test_a_configured_job_is_checked_alike_from_anywhere(
     elsewhere = tmp_path.parent / (tmp_path.name + "-other")
     elsewhere.mkdir()
     config_path = str(root / "pyproject.toml")
-    for folder, args in [(root / "src", []), (root / "src" / "deep", []),
-                         (elsewhere, ["--config", config_path])]:
+    for folder, args in [
+        (root / "src", []),
+        (root / "src" / "deep", []),
+        (elsewhere, ["--config", config_path]),
+    ]:
         assert "is up to date" in _check_from(folder, args, monkeypatch)
     # A flag gives the job a header command, whose paths are relative to the config file.
     moved = invoke(root / "src", "generate", "--out", "../alt/acp", monkeypatch=monkeypatch)
@@ -503,8 +571,10 @@ def test_a_configured_job_is_checked_alike_from_anywhere(
 def test_a_job_may_allow_unenforced_keywords(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = project(tmp_path, jobs_table(a={"schema": "s.json", "out": "out/a",
-                                           "allow_unenforced": ["uniqueItems"]}))
+    root = project(
+        tmp_path,
+        jobs_table(a={"schema": "s.json", "out": "out/a", "allow_unenforced": ["uniqueItems"]}),
+    )
     doc = json.loads((root / "s.json").read_text(encoding="utf-8"))
     doc["$defs"]["U"]["anyOf"][0]["properties"]["tags"] = {"type": "array", "uniqueItems": True}
     (root / "s.json").write_text(json.dumps(doc), encoding="utf-8")
@@ -517,13 +587,22 @@ def test_a_job_may_allow_unenforced_keywords(
     assert invoke(root, "check", "-q", monkeypatch=monkeypatch).exit_code == 0
 
 
-QUICK_START = ["--schema", "schema/v2/schema.json", "--out", "my_app/_vendor/acp",
-               "--package", "my_app._vendor.acp"]
+QUICK_START = [
+    "--schema",
+    "schema/v2/schema.json",
+    "--out",
+    "my_app/_vendor/acp",
+    "--package",
+    "my_app._vendor.acp",
+]
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.mark.parametrize("with_pyproject", [False, True], ids=["bare-folder", "project"])
@@ -561,15 +640,34 @@ def test_a_flag_job_and_the_same_configured_job_write_the_same_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = project(tmp_path, "[project]\nname = 'my_app'\n")
-    flags = ["--schema", "s.json", "--out", "my_app/_vendor/acp", "--package", "my_app._vendor.acp",
-             "--root", "N", "--target", "dataclasses", "--line-length", "88"]
+    flags = [
+        "--schema",
+        "s.json",
+        "--out",
+        "my_app/_vendor/acp",
+        "--package",
+        "my_app._vendor.acp",
+        "--root",
+        "N",
+        "--target",
+        "dataclasses",
+        "--line-length",
+        "88",
+    ]
     assert invoke(root, "generate", *flags, monkeypatch=monkeypatch).exit_code == 0
     by_flags = _tree(root / "my_app/_vendor/acp")
     (root / "pyproject.toml").write_text(
-        "[project]\nname = 'my_app'\n" + jobs_table(acp={
-            "schema": "s.json", "out": "my_app/_vendor/acp", "package": "my_app._vendor.acp",
-            "roots": ["N"], "target": "dataclasses", "line_length": 88,
-        }),
+        "[project]\nname = 'my_app'\n"
+        + jobs_table(
+            acp={
+                "schema": "s.json",
+                "out": "my_app/_vendor/acp",
+                "package": "my_app._vendor.acp",
+                "roots": ["N"],
+                "target": "dataclasses",
+                "line_length": 88,
+            }
+        ),
         encoding="utf-8",
     )
     assert "is up to date" in _check_from(root, [], monkeypatch)

@@ -72,8 +72,10 @@ def test_help_lists_choices_and_defaults(name: str) -> None:
     assert f"--target [{'|'.join(TARGETS)}]" in text and "[default: msgspec]" in text
     assert "--formatter [ruff|black|none]" in text and "[default: ruff]" in text
     assert "--line-length INTEGER RANGE" in text and "[default: 100]" in text
-    assert ("[default: the job's out key, else generated/<last part of --package>, "
-            "generated/acp without one]") in text
+    assert (
+        "[default: the job's out key, else generated/<last part of --package>, "
+        "generated/acp without one]"
+    ) in text
     assert "[default: the job's package key, else the last part of --out]" in text
 
 

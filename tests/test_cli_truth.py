@@ -54,8 +54,7 @@ def test_check_diff_applies_with_git_from_the_project_root(
     models.write_text(fresh.replace("class ", "class  ", 1), encoding="utf-8")
     (root / "src/app/acp/__init__.py").unlink()
     # from a folder below the root too: labels depend on the project, not on the cwd
-    result = invoke(root / "src", "check", "--config", "../pyproject.toml",
-                    monkeypatch=monkeypatch)
+    result = invoke(root / "src", "check", "--config", "../pyproject.toml", monkeypatch=monkeypatch)
     assert result.exit_code == 1
     assert "--- a/src/app/acp/models.py\n+++ b/src/app/acp/models.py\n" in result.stdout
     patch = tmp_path / "fix.diff"
@@ -73,21 +72,28 @@ def test_mistyped_command_gets_the_nearest(typed: str, meant: str) -> None:
     result = CliRunner().invoke(main, [typed])
     assert result.exit_code == 2
     assert result.stderr.splitlines()[-1] == (
-        f"Error: No such command {typed!r}. Did you mean {meant!r}?")
+        f"Error: No such command {typed!r}. Did you mean {meant!r}?"
+    )
 
 
 def test_unrelated_command_gets_no_guess() -> None:
     result = CliRunner().invoke(main, ["zzz"])
     assert (result.exit_code, result.stderr.splitlines()[-1]) == (
-        2, "Error: No such command 'zzz'.")
+        2,
+        "Error: No such command 'zzz'.",
+    )
 
 
 def test_no_pyproject_anywhere_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert not any((f / "pyproject.toml").exists() for f in (tmp_path, *tmp_path.parents))
     result = invoke(tmp_path, "generate", monkeypatch=monkeypatch)
-    assert (result.exit_code, result.stderr) == (2, (
-        f"error: no pyproject.toml found from {tmp_path} upward, and no --schema given "
-        "(see: acp-codegen generate --help)\n"))
+    assert (result.exit_code, result.stderr) == (
+        2,
+        (
+            f"error: no pyproject.toml found from {tmp_path} upward, and no --schema given "
+            "(see: acp-codegen generate --help)\n"
+        ),
+    )
 
 
 def test_pyproject_without_table_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -96,7 +102,8 @@ def test_pyproject_without_table_is_named(tmp_path: Path, monkeypatch: pytest.Mo
     result = invoke(tmp_path / "sub", "check", monkeypatch=monkeypatch)
     assert result.stderr == (
         f"error: no --schema given and no [tool.acp-codegen] table in {tmp_path / 'pyproject.toml'}"
-        " (see: acp-codegen generate --help)\n")
+        " (see: acp-codegen generate --help)\n"
+    )
 
 
 @pytest.mark.parametrize(
@@ -116,6 +123,7 @@ def test_quiet_help_says_what_it_keeps(command: str, says: str) -> None:
 
 def test_diff_quiet_prints_one_summary_line() -> None:
     fixture = REPO / "tests" / "diff_fixtures" / "enum_values"
-    result = CliRunner().invoke(main, ["diff", "-q", str(fixture / "old.json"),
-                                       str(fixture / "new.json")])
+    result = CliRunner().invoke(
+        main, ["diff", "-q", str(fixture / "old.json"), str(fixture / "new.json")]
+    )
     assert result.exit_code == 0 and result.stdout.count("\n") == 1 and result.stdout.strip()

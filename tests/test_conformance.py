@@ -277,6 +277,7 @@ def test_the_docs_list_every_rule_with_its_sentence(pkg: ModuleType) -> None:
 
 # -- a model agent --------------------------------------------------------------------------
 
+
 def _model_output(update: dict[str, Any]) -> bool:
     """What the model agent sends inside a turn: the reducer tests' random updates, less the
     state updates it reports itself and the final tool statuses it never reopens."""
@@ -286,8 +287,11 @@ def _model_output(update: dict[str, Any]) -> bool:
 
 
 def _wrap(update: dict[str, Any]) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "method": "session/update",
-            "params": {"sessionId": "s", "update": update}}
+    return {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": "s", "update": update},
+    }
 
 
 MUTATIONS = {
@@ -300,15 +304,18 @@ MUTATIONS = {
 }
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(stream=st.lists(COMMON_UPDATES.filter(_model_output), max_size=20),
-       mutation=st.sampled_from(sorted(MUTATIONS)))
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    stream=st.lists(COMMON_UPDATES.filter(_model_output), max_size=20),
+    mutation=st.sampled_from(sorted(MUTATIONS)),
+)
 def test_a_model_agent_conforms_and_each_mutation_breaks_one_rule(
-        pkg: ModuleType, stream: list[dict[str, Any]], mutation: str) -> None:
+    pkg: ModuleType, stream: list[dict[str, Any]], mutation: str
+) -> None:
     """A turn around any random output stream conforms; one mutation of it breaks exactly
     the rule it targets."""
-    turn = [prompt(), state("running"), user(), ok(messageId="u1"), *map(_wrap, stream),
-            idle()]
+    turn = [prompt(), state("running"), user(), ok(messageId="u1"), *map(_wrap, stream), idle()]
     assert pkg.check(turn) == []
     assert set(rules(pkg.check(MUTATIONS[mutation](turn)))) == {mutation}

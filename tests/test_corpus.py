@@ -40,8 +40,11 @@ def _ends() -> frozenset[str]:
     ends = set()
     for line in corpus.NEWEST.values():
         for folder in ("v1", "v2"):
-            found = sorted((r.commit_date, r.file) for r in corpus.schemas()
-                           if r.at(line) and r.folder == folder)
+            found = sorted(
+                (r.commit_date, r.file)
+                for r in corpus.schemas()
+                if r.at(line) and r.folder == folder
+            )
             ends |= {found[0][1], found[-1][1]} if found else set()
     return frozenset(ends)
 

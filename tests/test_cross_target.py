@@ -14,6 +14,7 @@ import json
 import os
 import random
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -209,8 +210,9 @@ EDGE_UPDATES = [
 
 
 @pytest.mark.parametrize("key", ["v1", "v2"])
-def test_targets_agree_on_odd_keys_and_out_of_range_values(make_package: GenerateFn,
-                                                           key: str) -> None:
+def test_targets_agree_on_odd_keys_and_out_of_range_values(
+    make_package: GenerateFn, key: str
+) -> None:
     """Each hostile update, alone and in a notification: one class, the same bytes, the same
     repairs (replacements included), or the same error, kind and path, on every target;
     and every odd key is kept."""
@@ -218,8 +220,10 @@ def test_targets_agree_on_odd_keys_and_out_of_range_values(make_package: Generat
     path = corpus.newest(corpus.NEWEST[key])
     packages = {t: make_package(path, f"edges_{key}", target=t) for t in TARGETS}
     for update in EDGE_UPDATES:
-        message = ('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s",'
-                   f'"update":{update}}}}}').encode()
+        message = (
+            '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s",'
+            f'"update":{update}}}}}'
+        ).encode()
         for call, data in (("decode_update", update.encode()), ("decode_notification", message)):
             outcomes = {t: _compared(pkg, data, call) for t, pkg in packages.items()}
             assert len({repr(o) for o in outcomes.values()}) == 1, (data, outcomes)
@@ -239,3 +243,41 @@ def _odd_keys(value: Any) -> list[str]:
         return []
     found = [k for k in value if not k.isidentifier()]
     return found + [k for item in value.values() for k in _odd_keys(item)]
+
+
+def test_wide_integer_bounds_hold_outside_a_struct(
+    make_package: GenerateFn, tmp_path: Path
+) -> None:
+    """uint64's top, past what msgspec can check, holds for a bare alias, an array of it
+    and a field alike, on every target, and the error names the value itself."""
+    schema = tmp_path / "wide.json"
+    schema.write_text(
+        json.dumps(
+            {
+                "$defs": {
+                    "Big": {"type": "integer", "format": "uint64"},
+                    "Bigs": {"type": "array", "items": {"$ref": "#/$defs/Big"}},
+                    "Holder": {
+                        "type": "object",
+                        "properties": {"b": {"$ref": "#/$defs/Big"}},
+                        "required": ["b"],
+                    },
+                }
+            }
+        )
+    )
+    packages = {t: make_package(schema, "wide_ints", target=t, take_all=True) for t in TARGETS}
+    top = 2**64 - 1
+    cases = [
+        ("Big", f"{top}", "ok"),
+        ("Big", f"{top + 1}", "$"),
+        ("Big", "-1", "$"),
+        ("Bigs", f"[1,{top + 1}]", "$[1]"),
+        ("Holder", f'{{"b":{top + 1}}}', "$.b"),
+        ("Holder", f'{{"b":{top}}}', "ok"),
+    ]
+    for name, data, where in cases:
+        outcomes = {t: _compared(pkg, data.encode(), name) for t, pkg in packages.items()}
+        assert len({repr(o) for o in outcomes.values()}) == 1, (name, data, outcomes)
+        found = outcomes[TARGETS[0]]
+        assert found[0] == "ok" if where == "ok" else found[3] == where, (name, data, found)

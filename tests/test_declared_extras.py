@@ -27,12 +27,20 @@ def _v1(make_package: GenerateFn, name: str, target: str = "msgspec") -> ModuleT
 
 
 def _message(update: dict[str, Any]) -> bytes:
-    return json.dumps({"jsonrpc": "2.0", "method": "session/update",
-                       "params": {"sessionId": "s", "update": update}}).encode()
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {"sessionId": "s", "update": update},
+        }
+    ).encode()
 
 
-TOOL = {"sessionUpdate": "tool_call_update", "toolCallId": "t",
-        "content": [{"type": "terminal", "terminalId": "x"}]}
+TOOL = {
+    "sessionUpdate": "tool_call_update",
+    "toolCallId": "t",
+    "content": [{"type": "terminal", "terminalId": "x"}],
+}
 EXTRA = {"zeta": 1, "acmeNote": "read", "x-extra": {"deep": [1, 2.5, None]}}
 
 
@@ -55,8 +63,12 @@ def test_kept_in_arrival_order_through_every_copy(make_package: GenerateFn, targ
     assert pkg.extra_fields(decoded) == EXTRA
     wire = json.loads(pkg.encode(decoded))
     assert wire == update and list(wire)[-3:] == list(EXTRA)
-    for other in (copy.copy(decoded), copy.deepcopy(decoded), pickle.loads(pickle.dumps(decoded)),
-                  _replace(pkg, decoded, title="changed")):
+    for other in (
+        copy.copy(decoded),
+        copy.deepcopy(decoded),
+        pickle.loads(pickle.dumps(decoded)),
+        _replace(pkg, decoded, title="changed"),
+    ):
         assert pkg.extra_fields(other) == EXTRA, type(other)
         assert json.loads(pkg.encode(other))["x-extra"] == EXTRA["x-extra"]
     assert pickle.loads(pickle.dumps(decoded)) == decoded
@@ -75,13 +87,24 @@ def test_undeclared_values_take_part_in_equality(make_package: GenerateFn, targe
 
 
 #: Names JSON can spell that no Python identifier could hold, a NUL included.
-ODD = {'a"quote': 1, "back\\slash": 2, "tab\there": 3, "a\u001ab": 4, "nul\u0000": 5,
-       "line\nbreak": 6, "\u2028": 7, "": 8, "_acp_extra": {"n": 1}, "fine": 9}
+ODD = {
+    'a"quote': 1,
+    "back\\slash": 2,
+    "tab\there": 3,
+    "a\u001ab": 4,
+    "nul\u0000": 5,
+    "line\nbreak": 6,
+    "\u2028": 7,
+    "": 8,
+    "_acp_extra": {"n": 1},
+    "fine": 9,
+}
 
 
 @pytest.mark.parametrize("call", ["decode_update", "decode_notification", "decode"])
-def test_any_name_is_kept_and_written_back_byte_for_byte(make_package: GenerateFn, target: str,
-                                                          call: str) -> None:
+def test_any_name_is_kept_and_written_back_byte_for_byte(
+    make_package: GenerateFn, target: str, call: str
+) -> None:
     """Undeclared properties with any name, on every decoding path: kept without a repair,
     in arrival order, and written back as the bytes that spelled them (after the declared
     properties, as every target writes them)."""
@@ -101,8 +124,9 @@ def test_any_name_is_kept_and_written_back_byte_for_byte(make_package: GenerateF
     assert written == json.dumps(update, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def test_a_key_written_with_escapes_is_read_as_it_spells(make_package: GenerateFn,
-                                                          target: str) -> None:
+def test_a_key_written_with_escapes_is_read_as_it_spells(
+    make_package: GenerateFn, target: str
+) -> None:
     """A key spelled with escapes is the name it decodes to: an undeclared property even
     when it spells a field's attribute name (``message\\u005fid`` is ``message_id``), and
     a declared one when it spells a wire name."""
@@ -146,8 +170,9 @@ def test_msgspec_refuses_extras_that_shadow_a_declared_name(make_package: Genera
 
 
 @pytest.mark.parametrize("where", ["update", "content item", "params"])
-def test_undeclared_properties_at_any_depth(make_package: GenerateFn, target: str,
-                                            where: str) -> None:
+def test_undeclared_properties_at_any_depth(
+    make_package: GenerateFn, target: str, where: str
+) -> None:
     pkg = _v1(make_package, "extras_depth", target)
     update = json.loads(json.dumps(TOOL))
     params: dict[str, Any] = {"sessionId": "s", "update": update}

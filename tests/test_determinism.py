@@ -52,8 +52,14 @@ def _digests_in_subprocess(
 
 
 def _own(target: str, formatter: str, line_length: int) -> Job:
-    return Job(OWN_SCHEMA, Path("out/acp"), "acp", target=target, formatter=formatter,
-               line_length=line_length)
+    return Job(
+        OWN_SCHEMA,
+        Path("out/acp"),
+        "acp",
+        target=target,
+        formatter=formatter,
+        line_length=line_length,
+    )
 
 
 @FORMATS

@@ -205,9 +205,9 @@ def test_changelog_mode_writes_a_keep_a_changelog_section() -> None:
     removed = text.index("### Removed")
     assert added < removed
     assert "- `PlanEntryStatus.IN_PROGRESS` (`in_progress`): value added" in text[added:removed]
-    assert "- **Breaking:** `PlanEntryStatus.COMPLETED` (`completed`): value removed" in text[
-        removed:
-    ]
+    assert (
+        "- **Breaking:** `PlanEntryStatus.COMPLETED` (`completed`): value removed" in text[removed:]
+    )
 
 
 @pytest.mark.parametrize(

@@ -178,7 +178,6 @@ def test_diff_doc_shows_real_output(monkeypatch: pytest.MonkeyPatch) -> None:
         assert result.stdout == shown, command
 
 
-
 #: The last release of each line before the November revisions, its 2026-11-02 successor,
 #: and what the diff counts (breaking, additive, cosmetic): one entry per field per change,
 #: so `ResourceLink.size` (int64 -> uint64) is one, and a list member of an untagged union
@@ -233,8 +232,10 @@ def test_since_package_reports_the_classes_an_earlier_package_named_otherwise(
     ]
     assert found["summary"]["breaking"] == plain["summary"]["breaking"] + 1
     now = tmp_path / "now"
-    generated = CliRunner().invoke(main, ["generate", "--schema", str(corpus.SCHEMAS / new),
-                                          "--out", str(now), "--package", "now"])
+    generated = CliRunner().invoke(
+        main,
+        ["generate", "--schema", str(corpus.SCHEMAS / new), "--out", str(now), "--package", "now"],
+    )
     assert generated.exit_code == 0, generated.output
     again = json.loads(CliRunner().invoke(main, [*args, "--since-package", str(now)]).output)
     assert again["changes"] == plain["changes"]
@@ -242,8 +243,11 @@ def test_since_package_reports_the_classes_an_earlier_package_named_otherwise(
 
 @pytest.mark.parametrize(
     ("dispatch", "message"),
-    [(None, "cannot read"), ("X = 1\n", "holds no <UNION>_VARIANTS table"),
-     ("def (:\n", "--since-package: cannot read")],
+    [
+        (None, "cannot read"),
+        ("X = 1\n", "holds no <UNION>_VARIANTS table"),
+        ("def (:\n", "--since-package: cannot read"),
+    ],
 )
 def test_since_package_bad_input_is_one_line(
     tmp_path: Path, dispatch: str | None, message: str

@@ -201,16 +201,23 @@ def test_the_fields_that_catch_a_refused_value_are_named_by_what_they_do() -> No
         return ir.Field(attr, attr, type_, False, "", "", **flags)
 
     item = ir.Ref("Item")
-    holder = ir.Struct("Holder", "", "", (
-        field("skips", ir.ListOf(item), skip_invalid_items=True),
-        field("defaults", ir.Nullable(ir.ListOf(item)), default_on_error=True),
-        field("one", item, default_on_error=True),
-        field("strict", ir.ListOf(item)),
-        field("null_only", item, default_on_null=True),
-    ))
+    holder = ir.Struct(
+        "Holder",
+        "",
+        "",
+        (
+            field("skips", ir.ListOf(item), skip_invalid_items=True),
+            field("defaults", ir.Nullable(ir.ListOf(item)), default_on_error=True),
+            field("one", item, default_on_error=True),
+            field("strict", ir.ListOf(item)),
+            field("null_only", item, default_on_null=True),
+        ),
+    )
     module = ir.Module("s.json", "", "", (holder,), ())
-    assert catchers(module) == {"Item": (
-        "in Holder.defaults they now fall back to the field's default, with a repair",
-        "in Holder.one they now fall back to the field's default, with a repair",
-        "in Holder.skips they are now skipped, with a repair",
-    )}
+    assert catchers(module) == {
+        "Item": (
+            "in Holder.defaults they now fall back to the field's default, with a repair",
+            "in Holder.one they now fall back to the field's default, with a repair",
+            "in Holder.skips they are now skipped, with a repair",
+        )
+    }

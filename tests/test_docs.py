@@ -121,8 +121,17 @@ def venvs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         where = tmp_path_factory.mktemp(kind) / ".venv"
         # No pip inside (the pages never install into it): this run's pip fills it, fast.
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
-        pip = [sys.executable, "-m", "pip", "--python", str(where / "bin" / "python"),
-               "install", "-q", "--disable-pip-version-check", *_pins(names)]
+        pip = [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(where / "bin" / "python"),
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            *_pins(names),
+        ]
         subprocess.run(pip, check=True, capture_output=True)
         made[kind] = where
     return made
@@ -137,14 +146,17 @@ def _stage_v1_schema(project: Path) -> None:
 
 def fresh_path() -> str:
     """PATH without this test run's environment: no venv's bin, nothing it put there."""
-    ours = {os.path.dirname(sys.executable), os.path.join(os.environ.get("VIRTUAL_ENV", "-"),
-                                                          "bin")}
+    ours = {
+        os.path.dirname(sys.executable),
+        os.path.join(os.environ.get("VIRTUAL_ENV", "-"), "bin"),
+    }
     kept = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p not in ours]
     return os.pathsep.join(kept)
 
 
-def sandbox(base: Path, checkout: Path, wanted: set[str],
-            venvs: dict[str, Path] | None = None) -> tuple[Path, dict[str, str]]:
+def sandbox(
+    base: Path, checkout: Path, wanted: set[str], venvs: dict[str, Path] | None = None
+) -> tuple[Path, dict[str, str]]:
     """An empty `base/my-app`, given what `wanted` names, and the environment its blocks
     run with: a fresh shell's, with no virtual environment active."""
     project = base / "my-app"
@@ -154,8 +166,11 @@ def sandbox(base: Path, checkout: Path, wanted: set[str],
     shims = base / "bin"
     shims.mkdir()
     commands = {
-        "codegen": ("acp-codegen", f"PYTHONPATH={shlex.quote(str(REPO))} "
-                    f"exec {shlex.quote(sys.executable)} -m acp_codegen"),
+        "codegen": (
+            "acp-codegen",
+            f"PYTHONPATH={shlex.quote(str(REPO))} "
+            f"exec {shlex.quote(sys.executable)} -m acp_codegen",
+        ),
         "pipx": ("pipx", f"exec {shlex.quote(sys.executable)} -m pipx"),
     }
     for kind, (name, line) in commands.items():

@@ -31,8 +31,13 @@ def expected_dir(target: str) -> str:
 def golden_job(case: str, target: str = "msgspec") -> Job:
     """The job of a case; ``closed_*`` cases keep the schema's own closed unions and enums."""
     where = expected_dir(target)
-    return Job(GOLDEN / case / "schema.json", GOLDEN / case / where / "pkg", "pkg",
-               target=target, closed_all=case.startswith("closed"))
+    return Job(
+        GOLDEN / case / "schema.json",
+        GOLDEN / case / where / "pkg",
+        "pkg",
+        target=target,
+        closed_all=case.startswith("closed"),
+    )
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -196,7 +196,10 @@ def test_lenient_fields_are_the_schemas_flags() -> None:
             for flag in FLAGS:
                 if isinstance(prop, dict) and prop.get(f"x-deserialize-{flag}") is True:
                     expected.add((wire, flag))
-    found = {(f["wire"], flag) for f in inspect_json(path, "--all")["lenient_fields"]
-             for flag in f["flags"]}
+    found = {
+        (f["wire"], flag)
+        for f in inspect_json(path, "--all")["lenient_fields"]
+        for flag in f["flags"]
+    }
     assert ("env", "default-on-null") in found and ("args", "default-on-null") in found
     assert found == expected

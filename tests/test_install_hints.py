@@ -24,7 +24,8 @@ SCHEMA = REPO / "schema" / "session_update.schema.json"
 
 def test_requirement_is_the_extras_pin() -> None:
     extras = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"][
-        "optional-dependencies"]
+        "optional-dependencies"
+    ]
     assert [installs.requirement("pydantic", "pydantic")] == extras["pydantic"]
     assert [installs.requirement("black", "black")] == extras["black"]
     assert installs.requirement("no-such-extra", "lib") == "lib"
@@ -36,10 +37,12 @@ def test_requirement_is_the_extras_pin() -> None:
         (".local/share/pipx/venvs/acp-codegen", {}, "pipx inject acp-codegen 'a>=1'"),
         (".local/pipx/venvs/acp-codegen", {}, "pipx inject acp-codegen 'a>=1'"),
         ("apps/venvs/gen", {"PIPX_HOME": "{tmp}/apps"}, "pipx inject gen 'a>=1'"),
-        (".local/share/uv/tools/acp-codegen", {},
-         "uv tool install --with 'a>=1' acp-codegen"),
-        ("mytools/acp-codegen", {"UV_TOOL_DIR": "{tmp}/mytools"},
-         "uv tool install --with 'a>=1' acp-codegen"),
+        (".local/share/uv/tools/acp-codegen", {}, "uv tool install --with 'a>=1' acp-codegen"),
+        (
+            "mytools/acp-codegen",
+            {"UV_TOOL_DIR": "{tmp}/mytools"},
+            "uv tool install --with 'a>=1' acp-codegen",
+        ),
         ("project/.venv", {}, "/usr/bin/python3 -m pip install 'a>=1'"),
         ("project/venvs/x", {}, "/usr/bin/python3 -m pip install 'a>=1'"),  # not pipx's
         ("project/tools/x", {}, "/usr/bin/python3 -m pip install 'a>=1'"),  # not uv's
@@ -66,7 +69,8 @@ def test_uv_reinstall_keeps_the_receipts_source_and_withs(tmp_path: Path) -> Non
         encoding="utf-8",
     )
     assert installs.install_hint("pydantic==2.13.4", str(tool), "py", {}) == (
-        "uv tool install --with black==26.10.1 --with pydantic==2.13.4 '/src/my acp-codegen'")
+        "uv tool install --with black==26.10.1 --with pydantic==2.13.4 '/src/my acp-codegen'"
+    )
     (tool / "uv-receipt.toml").write_text("not toml [", encoding="utf-8")
     assert installs.install_hint("p", str(tool), "py", {}) == "uv tool install --with p acp-codegen"
 
@@ -88,13 +92,33 @@ main(sys.argv[1:])
 @pytest.mark.parametrize("target", ["msgspec", "dataclasses"])
 def test_generate_needs_neither_pydantic_nor_black(tmp_path: Path, target: str) -> None:
     out = tmp_path / "pkg"
-    args = ["generate", "--schema", str(SCHEMA), "--out", str(out), "--package", "pkg",
-            "--target", target]
-    done = subprocess.run([sys.executable, "-c", _BLOCKED, *args], env=codegen_env(),
-                          capture_output=True, text=True, timeout=300, check=False)
+    args = [
+        "generate",
+        "--schema",
+        str(SCHEMA),
+        "--out",
+        str(out),
+        "--package",
+        "pkg",
+        "--target",
+        target,
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", _BLOCKED, *args],
+        env=codegen_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert (out / "state.py").is_file()
-    check = subprocess.run([sys.executable, "-c", _BLOCKED, "check", *args[1:]],
-                           env=codegen_env(), capture_output=True, text=True, timeout=300,
-                           check=False)
+    check = subprocess.run(
+        [sys.executable, "-c", _BLOCKED, "check", *args[1:]],
+        env=codegen_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert check.returncode == 0, check.stderr

@@ -100,8 +100,8 @@ def _outcome(pkg: ModuleType, tp: Any, payload: Any) -> tuple[Any, ...]:
     repairs: list[Any] = []
     try:
         value = pkg.decode(json.dumps(payload), tp, repairs)
-    except pkg.DecodeError:
-        return ("refused",)
+    except pkg.DecodeError as exc:
+        return ("refused", str(exc))  # (worded alike on every target, path included)
     return ("decoded", json.loads(pkg.encode(value)), sorted(r.path for r in repairs))
 
 
@@ -149,6 +149,6 @@ def test_every_integer_format_is_enforced(revision: tuple[Path, dict[str, Module
                 repaired = first[0] == "decoded" and any(
                     p.startswith(_json_path(path)) for p in first[2]
                 )
-                assert first == ("refused",) or repaired, (where, value, first)
+                assert first[0] == "refused" or repaired, (where, value, first)
         checked += 1
     assert checked >= 10, f"only {checked} integer properties with a width in {schema.name}"

@@ -38,15 +38,29 @@ def _two_branch_schema(tmp_path: Path) -> Path:
     schema = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$defs": {
-            "Node": {"anyOf": [
-                {**member, "properties": {**member["properties"], "x": {"type": "integer"}}},
-                {**member, "properties": {**member["properties"], "y": {"type": "string"}}},
-                {"type": "object", "properties": {"leaf": {"type": "string"}},
-                 "required": ["leaf"]},
-            ]},
-            "Update": {"oneOf": [{"type": "object", "properties": {
-                "kind": {"type": "string", "const": "tree"}, "root": {"$ref": "#/$defs/Node"}},
-                "required": ["kind", "root"]}]},
+            "Node": {
+                "anyOf": [
+                    {**member, "properties": {**member["properties"], "x": {"type": "integer"}}},
+                    {**member, "properties": {**member["properties"], "y": {"type": "string"}}},
+                    {
+                        "type": "object",
+                        "properties": {"leaf": {"type": "string"}},
+                        "required": ["leaf"],
+                    },
+                ]
+            },
+            "Update": {
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "properties": {
+                            "kind": {"type": "string", "const": "tree"},
+                            "root": {"$ref": "#/$defs/Node"},
+                        },
+                        "required": ["kind", "root"],
+                    }
+                ]
+            },
         },
     }
     path = tmp_path / "two_branches.json"
@@ -54,12 +68,14 @@ def _two_branch_schema(tmp_path: Path) -> Path:
     return path
 
 
-def test_a_union_with_two_recursing_members(make_package: GenerateFn, target: str,
-                                            tmp_path: Path) -> None:
+def test_a_union_with_two_recursing_members(
+    make_package: GenerateFn, target: str, tmp_path: Path
+) -> None:
     """Malformed at the bottom, every member fails only there: each (node, member) pair is
     tried once, so depth 120 costs about eight times depth 15, on every target."""
-    pkg = make_package(_two_branch_schema(tmp_path), "lin_two_branches", target=target,
-                       roots=("Update",))
+    pkg = make_package(
+        _two_branch_schema(tmp_path), "lin_two_branches", target=target, roots=("Update",)
+    )
 
     def payload(levels: int) -> bytes:
         node: Any = {"leaf": 5}
@@ -85,9 +101,15 @@ def test_reading_an_entity_after_every_chunk(make_package: GenerateFn, target: s
     """A terminal's output read after each of its chunks: taking it costs nothing however
     long it grew, so 40,000 chunks cost about eight times 5,000."""
     pkg = make_package(OWN_SCHEMA, "lin_reading", target=target)
-    chunk = pkg.decode_update(json.dumps({
-        "sessionUpdate": "terminal_output_chunk", "terminalId": "t",
-        "data": base64.b64encode(b"x" * 96).decode()}).encode())
+    chunk = pkg.decode_update(
+        json.dumps(
+            {
+                "sessionUpdate": "terminal_output_chunk",
+                "terminalId": "t",
+                "data": base64.b64encode(b"x" * 96).decode(),
+            }
+        ).encode()
+    )
 
     def session(chunks: int) -> Callable[[], object]:
         def work() -> None:
@@ -112,8 +134,13 @@ def test_a_large_message_costs_the_same_after_repeated_faults(make_package: Gene
     pkg = make_package(corpus.newest(corpus.NEWEST["v1"]), "lin_after_faults")
     blocks = [{"type": "text", "text": f"line {i}"} for i in range(20_000)]
     blocks[-1]["x"] = 1
-    large = json.dumps({"sessionUpdate": "tool_call_update", "toolCallId": "t", "content": [
-        {"type": "content", "content": b} for b in blocks]}).encode()
+    large = json.dumps(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "t",
+            "content": [{"type": "content", "content": b} for b in blocks],
+        }
+    ).encode()
     faulty = b'{"sessionUpdate":"tool_call_update","toolCallId":"t","acmeNote":1}'
 
     def first() -> None:
@@ -136,11 +163,18 @@ def test_many_faults_in_one_message(make_package: GenerateFn, target: str, what:
     def message(count: int) -> bytes:
         if what == "invalid items":
             content: list[Any] = [{"type": "content"}] * count
-            update = {"sessionUpdate": "tool_call", "toolCallId": "t", "title": "x",
-                      "content": content}
+            update = {
+                "sessionUpdate": "tool_call",
+                "toolCallId": "t",
+                "title": "x",
+                "content": content,
+            }
         else:
-            update = {"sessionUpdate": "tool_call_update", "toolCallId": "t",
-                      **{f"x{i}": i for i in range(count)}}
+            update = {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "t",
+                **{f"x{i}": i for i in range(count)},
+            }
         return json.dumps(update).encode()
 
     def decode(count: int) -> Callable[[], object]:
@@ -159,8 +193,10 @@ def test_text_full_of_escapes(make_package: GenerateFn, target: str, escape: str
 
     def message(n: int) -> bytes:
         text = ("ab" + escape) * n
-        return ('{"sessionUpdate":"agent_message_chunk","messageId":"m","content":'
-                '{"type":"text","text":"' + text + '"}}').encode()
+        return (
+            '{"sessionUpdate":"agent_message_chunk","messageId":"m","content":'
+            '{"type":"text","text":"' + text + '"}}'
+        ).encode()
 
     small, large = message(4000), message(32000)
     assert pkg.decode_update(small).content.text.startswith("ab")

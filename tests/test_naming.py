@@ -105,8 +105,12 @@ def test_class_name(def_name: str, cls: str) -> None:
         ("user_message", "SessionUpdate", "UserMessage", "UserMessage"),
         ("running", "StateUpdate", "RunningStateUpdate", "RunningStateUpdate"),
         ("http", "McpServer", "McpServerHttp", "McpServerHttp"),
-        ("searchAndReplace", "NesSuggestion", "NesSearchAndReplaceSuggestion",
-         "NesSearchAndReplaceSuggestion"),
+        (
+            "searchAndReplace",
+            "NesSuggestion",
+            "NesSearchAndReplaceSuggestion",
+            "NesSearchAndReplaceSuggestion",
+        ),
         ("tool_call_update", "SessionUpdate", "ToolCallUpdate", "ToolCallUpdate"),
         # a body that does not name the tag: the tag's last word decides
         ("agent_message_chunk", "SessionUpdate", "ContentChunk", "AgentMessageChunk"),
@@ -135,9 +139,18 @@ def test_derived_table_and_handler_names() -> None:
 def test_sort_keys_follow_ruff_order() -> None:
     names = ["dispatch", "Foo10", "METHODS", "Foo2", "Bar", "UNSET", "decode"]
     assert sorted(names, key=naming.isort_key) == [
-        "METHODS", "UNSET", "Bar", "Foo2", "Foo10", "decode", "dispatch"]
+        "METHODS",
+        "UNSET",
+        "Bar",
+        "Foo2",
+        "Foo10",
+        "decode",
+        "dispatch",
+    ]
     assert sorted(["AuthMethodAgent", "AuthenticateRequest"], key=naming.import_key) == [
-        "AuthenticateRequest", "AuthMethodAgent"]
+        "AuthenticateRequest",
+        "AuthMethodAgent",
+    ]
 
 
 def test_templates_take_public_names_from_the_package_view() -> None:

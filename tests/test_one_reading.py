@@ -38,20 +38,34 @@ MUTATIONS = int(os.environ.get("ACP_READING_MUTATIONS", "50"))
 #: The v1 revision whose package once dropped a valid stdio server first thing in a process.
 AUGUST_V1 = "v1/2026-08-20_4effcc11_schema.json"
 #: The official Python SDK's golden ``session/new`` request: a stdio server with no `type`.
-NEW_SESSION = {"cwd": "/home/user/project", "mcpServers": [
-    {"name": "filesystem", "command": "/path/to/mcp-server", "args": ["--stdio"], "env": []}]}
+NEW_SESSION = {
+    "cwd": "/home/user/project",
+    "mcpServers": [
+        {"name": "filesystem", "command": "/path/to/mcp-server", "args": ["--stdio"], "env": []}
+    ],
+}
 #: A select option whose `description` (default-on-error) is a number.
-CONFIG_OPTION = {"sessionUpdate": "config_option_update", "configOptions": [
-    {"id": "model", "name": "Model", "type": "select", "currentValue": "a",
-     "options": [{"value": "a", "name": "A", "description": 7}]}]}
+CONFIG_OPTION = {
+    "sessionUpdate": "config_option_update",
+    "configOptions": [
+        {
+            "id": "model",
+            "name": "Model",
+            "type": "select",
+            "currentValue": "a",
+            "options": [{"value": "a", "name": "A", "description": 7}],
+        }
+    ],
+}
 
 
 def _cases(packages: dict[str, ModuleType]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
 
     def add(package: str, call: str, data: bytes) -> None:
-        out.append({"package": packages[package].__name__, "call": call,
-                    "data": data.decode("latin-1")})
+        out.append(
+            {"package": packages[package].__name__, "call": call, "data": data.decode("latin-1")}
+        )
 
     add("august", "NewSessionRequest", json.dumps(NEW_SESSION).encode())
     add("august", "decode_update", json.dumps(CONFIG_OPTION).encode())
@@ -61,8 +75,11 @@ def _cases(packages: dict[str, ModuleType]) -> list[dict[str, Any]]:
     from tests.test_repairs import CASES
 
     for update, _, _ in CASES:
-        message = {"jsonrpc": "2.0", "method": "session/update",
-                   "params": {"sessionId": "s", "update": update}}
+        message = {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {"sessionId": "s", "update": update},
+        }
         add("v1", "decode_notification", json.dumps(message).encode())
     for key in ("v1", "v2"):
         pkg = packages[key]
@@ -70,8 +87,11 @@ def _cases(packages: dict[str, ModuleType]) -> list[dict[str, Any]]:
         document = json.loads(path.read_text(encoding="utf-8"))
         name = notification_def(document)
         assert name is not None
-        seeds = [envelope(Instances(document, Variant(v, full)).of_def(name))
-                 for v in range(union_size(document, "SessionUpdate")) for full in (True, False)]
+        seeds = [
+            envelope(Instances(document, Variant(v, full)).of_def(name))
+            for v in range(union_size(document, "SessionUpdate"))
+            for full in (True, False)
+        ]
         mutator = Mutator(len(key), sorted(pkg.SESSION_UPDATE_VARIANTS))
         for index in range(MUTATIONS):
             data = mutator.mutate(seeds[index % len(seeds)])
@@ -84,31 +104,45 @@ def _outcomes(mode: str, cases_file: Path, root: Path) -> list[Any]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(REPO)])}
     result = subprocess.run(
         [sys.executable, "-m", "tests.decode_outcomes", mode, str(cases_file)],
-        capture_output=True, text=True, cwd=REPO, env=env, timeout=600, check=False,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=600,
+        check=False,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     return [json.loads(line) for line in result.stdout.splitlines()]
 
 
 @pytest.fixture(scope="module", params=TARGETS)
-def outcomes(request: pytest.FixtureRequest, make_package: GenerateFn, generated_root: Path,
-             tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Any], dict[str, list[Any]]]:
+def outcomes(
+    request: pytest.FixtureRequest,
+    make_package: GenerateFn,
+    generated_root: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[list[Any], dict[str, list[Any]]]:
     corpus.require()
     target = request.param
     packages = {
         "own": make_package(OWN_SCHEMA, "reading_own", target=target),
-        "august": make_package(corpus.SCHEMAS / AUGUST_V1, "reading_august", target=target,
-                               take_all=True),
-        "v1": make_package(corpus.newest(corpus.NEWEST["v1"]), "reading_v1", target=target,
-                           take_all=True),
-        "v2": make_package(corpus.newest(corpus.NEWEST["v2-unstable"]), "reading_v2",
-                           target=target, take_all=True),
+        "august": make_package(
+            corpus.SCHEMAS / AUGUST_V1, "reading_august", target=target, take_all=True
+        ),
+        "v1": make_package(
+            corpus.newest(corpus.NEWEST["v1"]), "reading_v1", target=target, take_all=True
+        ),
+        "v2": make_package(
+            corpus.newest(corpus.NEWEST["v2-unstable"]), "reading_v2", target=target, take_all=True
+        ),
     }
     cases = _cases(packages)
     cases_file = tmp_path_factory.mktemp("reading") / "cases.json"
     cases_file.write_text(json.dumps(cases), encoding="utf-8")
-    found = {mode: _outcomes(mode, cases_file, generated_root)
-             for mode in ("fresh", "primed", "threads", "cold")}
+    found = {
+        mode: _outcomes(mode, cases_file, generated_root)
+        for mode in ("fresh", "primed", "threads", "cold")
+    }
     return cases, found
 
 
@@ -121,8 +155,11 @@ def test_every_way_of_decoding_gives_the_same_outcome(
     fresh = found["fresh"]
     assert len(fresh) == len(cases)
     for mode in ("primed", "threads", "cold"):
-        differ = [(cases[i]["data"][:200], fresh[i], got)
-                  for i, got in enumerate(found[mode]) if got != fresh[i]]
+        differ = [
+            (cases[i]["data"][:200], fresh[i], got)
+            for i, got in enumerate(found[mode])
+            if got != fresh[i]
+        ]
         assert not differ, f"{mode}: {len(differ)} outcomes differ, first: {differ[0]}"
     kinds = {o[0] for o in fresh}
     assert kinds == {"ok", "error"}  # (both are exercised)
@@ -139,7 +176,8 @@ def test_the_two_named_payloads_decode_right_first_time(
     written = json.loads(option[2])
     assert written["configOptions"][0]["options"] == [{"value": "a", "name": "A"}]
     assert [r[:2] for r in option[3]] == [
-        ["$.configOptions[0].options[0].description", "defaulted"]]
+        ["$.configOptions[0].options[0].description", "defaulted"]
+    ]
 
 
 def test_a_package_reads_only_its_own_leniency_markers(make_package: GenerateFn) -> None:
@@ -148,8 +186,9 @@ def test_a_package_reads_only_its_own_leniency_markers(make_package: GenerateFn)
     compared equal across packages (or across flags) could hand one package's type, and
     its leniency, to another."""
     first, second = (make_package(OWN_SCHEMA, "markers", target=t)._read for t in TARGETS[:2])
-    spelled = [typing.Annotated[list[int], read.skip_invalid]
-               for read in (first, second, first, second)]
+    spelled = [
+        typing.Annotated[list[int], read.skip_invalid] for read in (first, second, first, second)
+    ]
     assert [t.__metadata__[0] for t in spelled] == [first.skip_invalid, second.skip_invalid] * 2
     assert first.skip_invalid != second.skip_invalid != second.null_empty([])
     assert first.lenient([]) != first.lenient([])  # (and a fallback need not be hashable)

@@ -51,8 +51,11 @@ class Subject(NamedTuple):
 SCHEMAS = ("v1", "v2-unstable", "own")
 
 
-@pytest.fixture(scope="module", params=[(s, t) for s in SCHEMAS for t in TARGETS],
-                ids=lambda p: f"{p[0]}-{p[1]}")
+@pytest.fixture(
+    scope="module",
+    params=[(s, t) for s in SCHEMAS for t in TARGETS],
+    ids=lambda p: f"{p[0]}-{p[1]}",
+)
 def subject(request: pytest.FixtureRequest, make_package: GenerateFn) -> Subject:
     key, target = request.param
     if key == "own":
@@ -156,8 +159,9 @@ def test_v1_package_decodes_every_unstable_update_kind(
     make_package: GenerateFn, target: str
 ) -> None:
     corpus.require()
-    pkg = make_package(corpus.newest(corpus.NEWEST["v1"]), "open_v1_all", target=target,
-                       take_all=True)
+    pkg = make_package(
+        corpus.newest(corpus.NEWEST["v1"]), "open_v1_all", target=target, take_all=True
+    )
     unstable = json.loads(corpus.newest(corpus.NEWEST["v1-unstable"]).read_text("utf-8"))
     seen: dict[str, str] = {}
     for index in range(union_size(unstable, "SessionUpdate")):
@@ -177,24 +181,30 @@ def test_v1_package_decodes_every_unstable_update_kind(
 def test_opt_outs(make_package: GenerateFn, target: str) -> None:
     corpus.require()
     schema = corpus.newest(corpus.NEWEST["v1"])
-    closed = make_package(schema, "open_v1_closed", target=target, closed_all=True,
-                          keep_unknown_fields=False)
+    closed = make_package(
+        schema, "open_v1_closed", target=target, closed_all=True, keep_unknown_fields=False
+    )
     with pytest.raises(closed.DecodeError):
         closed.decode_update(b'{"sessionUpdate":"notice","title":"x"}')
     repairs: list[Any] = []
-    paused = closed.decode_update(b'{"sessionUpdate":"tool_call_update","toolCallId":"t",'
-                                  b'"status":"paused"}', repairs=repairs)
+    paused = closed.decode_update(
+        b'{"sessionUpdate":"tool_call_update","toolCallId":"t","status":"paused"}', repairs=repairs
+    )
     # closed, the unknown status is a bad value of a lenient field: dropped, and reported
     assert paused.status is closed.UNSET
     assert [(r.path, r.action, r.original) for r in repairs] == [
-        ("$.status", "defaulted", "paused")]
-    kept = closed.decode_update(b'{"sessionUpdate":"tool_call_update","toolCallId":"t",'
-                                b'"acmeNote":"x"}')
+        ("$.status", "defaulted", "paused")
+    ]
+    kept = closed.decode_update(
+        b'{"sessionUpdate":"tool_call_update","toolCallId":"t","acmeNote":"x"}'
+    )
     assert closed.extra_fields(kept) == {}
     assert b"acmeNote" not in closed.encode(kept)
     opened = make_package(schema, "open_v1_default", target=target)
-    paused = opened.decode_update(b'{"sessionUpdate":"tool_call_update","toolCallId":"t",'
-                                  b'"status":"paused","acmeNote":"x","amount":0}')
+    paused = opened.decode_update(
+        b'{"sessionUpdate":"tool_call_update","toolCallId":"t",'
+        b'"status":"paused","acmeNote":"x","amount":0}'
+    )
     assert paused.status == "paused" and paused.status.is_future
     assert opened.extra_fields(paused) == {"acmeNote": "x", "amount": 0}
     assert json.loads(opened.encode(paused))["amount"] == 0
@@ -218,8 +228,10 @@ def test_updates_with_undeclared_properties_dispatch_and_reduce(
     make_package: GenerateFn, target: str
 ) -> None:
     pkg = make_package(OWN_SCHEMA, "open_own_reduce", target=target)
-    update = pkg.decode_update(b'{"sessionUpdate":"agent_message_chunk","messageId":"m1",'
-                               b'"content":{"type":"text","text":"hi","x-new":1},"x-top":[0]}')
+    update = pkg.decode_update(
+        b'{"sessionUpdate":"agent_message_chunk","messageId":"m1",'
+        b'"content":{"type":"text","text":"hi","x-new":1},"x-top":[0]}'
+    )
     assert isinstance(update, pkg.AgentMessageChunk)
     assert pkg.extra_fields(update) == {"x-top": [0]}
     assert pkg.extra_fields(update.content) == {"x-new": 1}

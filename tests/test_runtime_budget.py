@@ -28,8 +28,9 @@ from tests.conftest import OWN_SCHEMA, GenerateFn
 from tests.test_import_graph import find_cycle
 
 #: The most lines the copied runtime of one target may have, shared files included: the
-#: same on every target.
-TOTAL_LINES = 2500
+#: same on every target. (It holds one wording of errors, one spelling of floats and one
+#: reading of integral floats for all three; pydantic's runtime is the largest.)
+TOTAL_LINES = 2600
 #: The most lines its lenient pass may have.
 SLOW_PATH_LINES = 1200
 

@@ -57,9 +57,21 @@ def baseline() -> tuple[str, str]:
 
 def diff(*extra: str) -> dict[str, Any]:
     proc = subprocess.run(
-        [sys.executable, "-m", "acp_codegen", "diff", str(published_path()), str(OURS),
-         "--format", "json", *extra],
-        capture_output=True, text=True, check=False, cwd=REPO,
+        [
+            sys.executable,
+            "-m",
+            "acp_codegen",
+            "diff",
+            str(published_path()),
+            str(OURS),
+            "--format",
+            "json",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=REPO,
     )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
@@ -77,8 +89,9 @@ def test_the_baseline_is_the_newest_published_v2_unstable_revision() -> None:
     assert hashlib.sha256(row.path.read_bytes()).hexdigest() == sha256
 
 
-@pytest.mark.parametrize("roots", [(), ("--root", "PromptResponse")],
-                         ids=["session-update", "prompt-response"])
+@pytest.mark.parametrize(
+    "roots", [(), ("--root", "PromptResponse")], ids=["session-update", "prompt-response"]
+)
 def test_the_diff_reports_only_our_annotations(roots: tuple[str, ...]) -> None:
     report = diff(*roots)
     assert report["summary"]["breaking"] == 0
@@ -128,6 +141,7 @@ def test_every_quoted_sentence_is_in_the_spec() -> None:
 
 # -- published payloads decode and re-encode unchanged ------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def ours(target: str, make_package: GenerateFn) -> ModuleType:
     if target != "msgspec":
@@ -169,16 +183,27 @@ def _members() -> list[tuple[str, dict[str, Any]]]:
 MEMBERS = _members()
 
 
-@pytest.mark.parametrize("member", [m for _, m in MEMBERS] or [None],
-                         ids=[t for t, _ in MEMBERS] or ["corpus-missing"])
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                 HealthCheck.function_scoped_fixture])
+@pytest.mark.parametrize(
+    "member", [m for _, m in MEMBERS] or [None], ids=[t for t, _ in MEMBERS] or ["corpus-missing"]
+)
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+    ],
+)
 @given(data=st.data())
-def test_published_payloads_round_trip(ours: ModuleType, published_doc: dict[str, Any],
-                                       check_published: Any, check_ours: Any,
-                                       member: dict[str, Any] | None,
-                                       data: st.DataObject) -> None:
+def test_published_payloads_round_trip(
+    ours: ModuleType,
+    published_doc: dict[str, Any],
+    check_published: Any,
+    check_ours: Any,
+    member: dict[str, Any] | None,
+    data: st.DataObject,
+) -> None:
     assert member is not None
     payload = Instances(published_doc, Drawn(data, extras=False), max_depth=6).value(member, 0)
     assert not check_published("SessionUpdate", payload), "the walker drew an invalid payload"

@@ -46,8 +46,9 @@ def acp(target: str, make_package: GenerateFn) -> ModuleType:
 
 def _validator(def_name: str) -> jsonschema.Draft202012Validator:
     registry: Registry[Any] = Registry().with_resource("urn:acp", Resource.from_contents(SCHEMA))
-    return jsonschema.Draft202012Validator({"$ref": f"urn:acp#/$defs/{def_name}"},
-                                           registry=registry)
+    return jsonschema.Draft202012Validator(
+        {"$ref": f"urn:acp#/$defs/{def_name}"}, registry=registry
+    )
 
 
 UPDATE = _validator("SessionUpdate")
@@ -96,6 +97,7 @@ def test_both_oracles_agree(acp: ModuleType, example: dict[str, Any]) -> None:
 
 # -- one behaviour test per item the schema must cover ------------------------------------------
 
+
 def decode(acp: ModuleType, tag: str, **fields: Any) -> Any:
     return acp.decode_update(json.dumps({"sessionUpdate": tag, **fields}))
 
@@ -103,9 +105,15 @@ def decode(acp: ModuleType, tag: str, **fields: Any) -> Any:
 TEXT = {"type": "text", "text": "x"}
 
 
-@pytest.mark.parametrize(("tag", "cls"), [
-    ("user_message", "UserMessage"), ("agent_message", "AgentMessage"),
-    ("agent_thought", "AgentThought"), ("session_message", "SessionMessage")])
+@pytest.mark.parametrize(
+    ("tag", "cls"),
+    [
+        ("user_message", "UserMessage"),
+        ("agent_message", "AgentMessage"),
+        ("agent_thought", "AgentThought"),
+        ("session_message", "SessionMessage"),
+    ],
+)
 def test_message_updates_and_chunks(acp: ModuleType, tag: str, cls: str) -> None:
     update = decode(acp, tag, messageId="m", content=[TEXT])
     chunk = decode(acp, tag + "_chunk", messageId="m", content=TEXT)
@@ -114,8 +122,15 @@ def test_message_updates_and_chunks(acp: ModuleType, tag: str, cls: str) -> None
 
 
 def test_session_directed_message_fields(acp: ModuleType) -> None:
-    msg = decode(acp, "session_message", messageId="m", senderSessionId="p",
-                 recipientSessionId="c", senderMessageId="pm", recipientMessageId=None)
+    msg = decode(
+        acp,
+        "session_message",
+        messageId="m",
+        senderSessionId="p",
+        recipientSessionId="c",
+        senderMessageId="pm",
+        recipientMessageId=None,
+    )
     assert (msg.sender_session_id, msg.recipient_session_id) == ("p", "c")
     assert (msg.sender_message_id, msg.recipient_message_id) == ("pm", None)
 
@@ -123,27 +138,44 @@ def test_session_directed_message_fields(acp: ModuleType) -> None:
 @pytest.mark.parametrize("state", ["running", "idle", "requires_action", "unknown", "_x", "later"])
 def test_state_update_states(acp: ModuleType, state: str) -> None:
     update = decode(acp, "state_update", state=state, background=[])
-    assert json.loads(acp.encode(update)) == {"sessionUpdate": "state_update", "state": state,
-                                              "background": []} or state in ("_x", "later")
+    assert json.loads(acp.encode(update)) == {
+        "sessionUpdate": "state_update",
+        "state": state,
+        "background": [],
+    } or state in ("_x", "later")
     assert acp.dispatch is not None
 
 
-@pytest.mark.parametrize("item", [{"type": "terminal", "terminalId": "t"},
-                                  {"type": "tool_call", "toolCallId": "c"},
-                                  {"type": "subagent", "sessionId": "s"},
-                                  {"type": "_watcher", "anything": 1}])
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"type": "terminal", "terminalId": "t"},
+        {"type": "tool_call", "toolCallId": "c"},
+        {"type": "subagent", "sessionId": "s"},
+        {"type": "_watcher", "anything": 1},
+    ],
+)
 def test_background_items(acp: ModuleType, item: dict[str, Any]) -> None:
     update = decode(acp, "state_update", state="running", background=[item])
     assert len(update.background) == 1
     assert json.loads(acp.encode(update.background[0])) == item
 
 
-@pytest.mark.parametrize(("reason", "cls"), [
-    ("end_turn", "EndTurnIdleStateUpdate"), ("max_tokens", "MaxTokensIdleStateUpdate"),
-    ("max_turn_requests", "MaxTurnRequestsIdleStateUpdate"), ("refusal", "RefusalIdleStateUpdate"),
-    ("cancelled", "CancelledIdleStateUpdate"), ("error", "ErrorStopReason"),
-    ("_custom", "UnknownIdleStateUpdate"), ("future_reason", "UnknownIdleStateUpdate"),
-    (None, "NoneIdleStateUpdate"), ("<absent>", "NoneIdleStateUpdate")])
+@pytest.mark.parametrize(
+    ("reason", "cls"),
+    [
+        ("end_turn", "EndTurnIdleStateUpdate"),
+        ("max_tokens", "MaxTokensIdleStateUpdate"),
+        ("max_turn_requests", "MaxTurnRequestsIdleStateUpdate"),
+        ("refusal", "RefusalIdleStateUpdate"),
+        ("cancelled", "CancelledIdleStateUpdate"),
+        ("error", "ErrorStopReason"),
+        ("_custom", "UnknownIdleStateUpdate"),
+        ("future_reason", "UnknownIdleStateUpdate"),
+        (None, "NoneIdleStateUpdate"),
+        ("<absent>", "NoneIdleStateUpdate"),
+    ],
+)
 def test_stop_reasons_select_the_idle_class(acp: ModuleType, reason: str | None, cls: str) -> None:
     """The stop reason is the tag of an open union: a known one names its class, an unknown
     one is kept by the typed fallback, and a null or absent one takes the default member."""
@@ -154,39 +186,64 @@ def test_stop_reasons_select_the_idle_class(acp: ModuleType, reason: str | None,
         assert update.stop_reason == reason
     else:
         assert acp.IDLE_STATE_UPDATE_VARIANTS.get(reason) in (type(update), None)
-    assert json.loads(acp.encode(update)) == {"sessionUpdate": "state_update", "state": "idle",
-                                              **fields}
+    assert json.loads(acp.encode(update)) == {
+        "sessionUpdate": "state_update",
+        "state": "idle",
+        **fields,
+    }
 
 
 def test_idle_error_object(acp: ModuleType) -> None:
-    update = decode(acp, "state_update", state="idle", stopReason="error",
-                    error={"code": -32000, "message": "auth", "data": {"x": 1}})
+    update = decode(
+        acp,
+        "state_update",
+        state="idle",
+        stopReason="error",
+        error={"code": -32000, "message": "auth", "data": {"x": 1}},
+    )
     assert isinstance(update, acp.ErrorStopReason)
-    assert (update.error.code, update.error.message, update.error.data) == (-32000, "auth",
-                                                                            {"x": 1})
+    assert (update.error.code, update.error.message, update.error.data) == (
+        -32000,
+        "auth",
+        {"x": 1},
+    )
     assert update.error.code == acp.ErrorCode.AUTHENTICATION_REQUIRED
 
 
 def test_error_data_shapes(acp: ModuleType) -> None:
     """`Error.data` takes the shapes ACP defines for -32022 and -32002, else any value."""
-    version = decode(acp, "state_update", state="idle", stopReason="error",
-                     error={"code": -32022, "message": "v", "data": {"requested": 3,
-                                                                     "supported": [1, 2]}})
+    version = decode(
+        acp,
+        "state_update",
+        state="idle",
+        stopReason="error",
+        error={"code": -32022, "message": "v", "data": {"requested": 3, "supported": [1, 2]}},
+    )
     assert version.error.code == acp.ErrorCode.UNSUPPORTED_PROTOCOL_VERSION
     data = version.error.data
     assert isinstance(data, acp.UnsupportedProtocolVersionErrorData)
     assert (data.requested, data.supported) == (3, [1, 2])
-    missing = decode(acp, "state_update", state="idle", stopReason="error",
-                     error={"code": -32002, "message": "gone", "data": {"sessionId": "s"}})
+    missing = decode(
+        acp,
+        "state_update",
+        state="idle",
+        stopReason="error",
+        error={"code": -32002, "message": "gone", "data": {"sessionId": "s"}},
+    )
     assert isinstance(missing.error.data, acp.SessionNotFoundErrorData)
     assert missing.error.data.session_id == "s"
-    other = decode(acp, "state_update", state="idle", stopReason="error",
-                   error={"code": -32002, "message": "gone", "data": [1, "two"]})
+    other = decode(
+        acp,
+        "state_update",
+        state="idle",
+        stopReason="error",
+        error={"code": -32002, "message": "gone", "data": [1, "two"]},
+    )
     assert other.error.data == [1, "two"]
 
 
 def test_error_beside_another_stop_reason_is_an_unknown_field(acp: ModuleType) -> None:
-    """"error belongs to the error stop reason. Beside any other stop reason it is an unknown
+    """ "error belongs to the error stop reason. Beside any other stop reason it is an unknown
     field." It is kept as received, and written back."""
     failure = {"code": -32603, "message": "m"}
     update = decode(acp, "state_update", state="idle", stopReason="end_turn", error=failure)
@@ -207,15 +264,17 @@ def wire_names(cls: type[Any]) -> set[str]:
     return {f.metadata.get("acp_wire", f.name) for f in dataclasses.fields(cls)}
 
 
-@pytest.mark.parametrize("status", ["pending", "in_progress", "paused", "completed", "failed",
-                                    "cancelled"])
+@pytest.mark.parametrize(
+    "status", ["pending", "in_progress", "paused", "completed", "failed", "cancelled"]
+)
 def test_tool_call_statuses(acp: ModuleType, status: str) -> None:
     assert decode(acp, "tool_call_update", toolCallId="t", status=status).status.is_known
 
 
 def test_tool_call_content_chunk_and_terminals(acp: ModuleType) -> None:
-    chunk = decode(acp, "tool_call_content_chunk", toolCallId="t",
-                   content={"type": "content", "content": TEXT})
+    chunk = decode(
+        acp, "tool_call_content_chunk", toolCallId="t", content={"type": "content", "content": TEXT}
+    )
     assert chunk.content.content.text == "x"
     term = decode(acp, "terminal_update", terminalId="t", exitStatus={"exitCode": 2})
     assert term.exit_status.exit_code == 2
@@ -240,12 +299,20 @@ def test_notice_rules(acp: ModuleType) -> None:
 
 
 def test_compaction_patches(acp: ModuleType) -> None:
-    update = decode(acp, "compaction_update", compactionId="c", status="_phase", summary=None,
-                    error=None, _meta=None)
+    update = decode(
+        acp,
+        "compaction_update",
+        compactionId="c",
+        status="_phase",
+        summary=None,
+        error=None,
+        _meta=None,
+    )
     assert update.status.is_extension
     assert (update.summary, update.error, update.meta) == (None, None, None)
-    assert decode(acp, "compaction_summary_chunk", compactionId="c",
-                  content=TEXT).content.text == "x"
+    assert (
+        decode(acp, "compaction_summary_chunk", compactionId="c", content=TEXT).content.text == "x"
+    )
 
 
 def test_fallback_keeps_future_update_kinds(acp: ModuleType) -> None:

@@ -214,8 +214,14 @@ def test_every_property_and_union_member_is_described() -> None:
 
 def test_open_union_fallbacks_reserve_exactly_the_known_tags() -> None:
     unions = {name: s for name, s in DEFS.items() if is_open_tagged_union(s)}
-    assert {"SessionUpdate", "StateUpdate", "BackgroundWork", "ContentBlock", "IdleStateUpdate",
-            "AvailableCommand"} <= set(unions)
+    assert {
+        "SessionUpdate",
+        "StateUpdate",
+        "BackgroundWork",
+        "ContentBlock",
+        "IdleStateUpdate",
+        "AvailableCommand",
+    } <= set(unions)
     for name, union in unions.items():
         tag, known, fallback = tagged_variants(union)
         consts = [v["properties"][tag]["const"] for v in known]
@@ -227,8 +233,9 @@ def test_open_union_fallbacks_reserve_exactly_the_known_tags() -> None:
         for variant in known:
             assert variant["required"] == [tag], name
             # a union with properties of its own (the idle state) may add no body
-            assert "allOf" not in variant and "properties" in union or (
-                ref_target(variant) in DEFS), name
+            assert (
+                "allOf" not in variant and "properties" in union or (ref_target(variant) in DEFS)
+            ), name
 
 
 def test_method_defs() -> None:
@@ -335,11 +342,15 @@ def test_patch_annotations_use_known_values() -> None:
 
 
 #: Optional properties the published wire reads strictly (no default-on-error).
-STRICT_OPTIONAL = {"#/$defs/SubagentUpdate/properties/cwd",
-                   "#/$defs/SubagentUpdate/properties/additionalDirectories"}
+STRICT_OPTIONAL = {
+    "#/$defs/SubagentUpdate/properties/cwd",
+    "#/$defs/SubagentUpdate/properties/additionalDirectories",
+}
 #: Arrays besides `background` whose bad items fail the array, as published.
-WHOLE_ARRAYS = {"#/$defs/SubagentUpdate/properties/additionalDirectories",
-                "#/$defs/UnsupportedProtocolVersionErrorData/properties/supported"}
+WHOLE_ARRAYS = {
+    "#/$defs/SubagentUpdate/properties/additionalDirectories",
+    "#/$defs/UnsupportedProtocolVersionErrorData/properties/supported",
+}
 
 
 def test_lenient_decoding_flags() -> None:

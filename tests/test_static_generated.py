@@ -41,8 +41,17 @@ def packages(make_package: Callable[..., ModuleType], generated_root: Path) -> l
 def test_ruff_check_passes(packages: list[str], generated_root: Path) -> None:
     result = subprocess.run(
         # py310: the oldest Python generated packages support
-        [sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", "--target-version",
-         "py310", *packages],
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "--isolated",
+            "--no-cache",
+            "--target-version",
+            "py310",
+            *packages,
+        ],
         cwd=generated_root,
         capture_output=True,
         text=True,

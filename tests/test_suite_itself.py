@@ -18,8 +18,12 @@ SAMPLE = ["tests/test_diff_golden.py", "tests/test_naming.py"]
 def _pytest(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
-        cwd=corpus.REPO, env={**os.environ, **env}, capture_output=True, text=True,
-        timeout=300, check=False,
+        cwd=corpus.REPO,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 

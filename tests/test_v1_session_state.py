@@ -55,6 +55,7 @@ def messages(state: Any) -> list[tuple[str, list[str]]]:
 
 # -- messages ---------------------------------------------------------------------------------
 
+
 def test_consecutive_chunks_without_message_id_form_one_message(v1: ModuleType) -> None:
     state = v1.SessionState()
     for piece in ("Hel", "lo", "!"):
@@ -140,32 +141,61 @@ def test_made_up_ids_never_take_an_agent_id(v1: ModuleType) -> None:
 
 # -- tool calls -------------------------------------------------------------------------------
 
+
 def test_tool_call_upserts_and_update_patches(v1: ModuleType) -> None:
     """tool_call creates (or, repeated, upserts) the tool call; tool_call_update patches it by
     toolCallId: a present field replaces, an omitted one stays, null clears."""
     state = v1.SessionState()
-    apply(v1, state, "tool_call", toolCallId="t", title="Read", kind="read", status="pending",
-          rawInput={"path": "a"}, _meta={"x": 1})
+    apply(
+        v1,
+        state,
+        "tool_call",
+        toolCallId="t",
+        title="Read",
+        kind="read",
+        status="pending",
+        rawInput={"path": "a"},
+        _meta={"x": 1},
+    )
     apply(v1, state, "tool_call_update", toolCallId="t", status="in_progress", _meta={"y": 2})
     call = state.get("tool_call", "t")
     assert (call.title, call.kind, call.status, call.raw_input) == (
-        "Read", "read", "in_progress", {"path": "a"})
+        "Read",
+        "read",
+        "in_progress",
+        {"path": "a"},
+    )
     assert call.meta == {"x": 1, "y": 2}
     apply(v1, state, "tool_call_update", toolCallId="t", title=None)
     assert state.get("tool_call", "t").title is None
     apply(v1, state, "tool_call", toolCallId="t", title="Read again")
     assert (state.get("tool_call", "t").title, state.get("tool_call", "t").status) == (
-        "Read again", "in_progress")
+        "Read again",
+        "in_progress",
+    )
     assert state.timeline == [("tool_call", "t")]
 
 
 def test_tool_call_content_and_locations_replace_whole(v1: ModuleType) -> None:
     state = v1.SessionState()
     block = {"type": "content", "content": text("one")}
-    apply(v1, state, "tool_call", toolCallId="t", title="Edit", content=[block, block],
-          locations=[{"path": "a.py"}, {"path": "b.py"}])
-    apply(v1, state, "tool_call_update", toolCallId="t",
-          content=[{"type": "content", "content": text("two")}], locations=[{"path": "c.py"}])
+    apply(
+        v1,
+        state,
+        "tool_call",
+        toolCallId="t",
+        title="Edit",
+        content=[block, block],
+        locations=[{"path": "a.py"}, {"path": "b.py"}],
+    )
+    apply(
+        v1,
+        state,
+        "tool_call_update",
+        toolCallId="t",
+        content=[{"type": "content", "content": text("two")}],
+        locations=[{"path": "c.py"}],
+    )
     call = state.get("tool_call", "t")
     assert [c.content.text for c in call.content] == ["two"]
     assert [loc.path for loc in call.locations] == ["c.py"]
@@ -180,8 +210,10 @@ def test_tool_call_update_for_an_unseen_id_creates_it(v1: ModuleType) -> None:
     assert state.timeline == [("tool_call", "late")]
 
 
-@pytest.mark.parametrize(("status", "live"), [("pending", True), ("in_progress", True),
-                                              ("completed", False), ("failed", False)])
+@pytest.mark.parametrize(
+    ("status", "live"),
+    [("pending", True), ("in_progress", True), ("completed", False), ("failed", False)],
+)
 def test_finished_tool_calls_are_not_live(v1: ModuleType, status: str, live: bool) -> None:
     state = v1.SessionState()
     apply(v1, state, "tool_call", toolCallId="t", title="x", status=status)
@@ -189,6 +221,7 @@ def test_finished_tool_calls_are_not_live(v1: ModuleType, status: str, live: boo
 
 
 # -- snapshots --------------------------------------------------------------------------------
+
 
 def test_plan_replaces_the_plan(v1: ModuleType) -> None:
     state = v1.SessionState()
@@ -200,14 +233,21 @@ def test_plan_replaces_the_plan(v1: ModuleType) -> None:
     assert state.timeline == [], "a plan is one slot, not a timeline entry"
 
 
-@pytest.mark.parametrize(("tag", "slot", "fields", "attr", "expected"), [
-    ("available_commands_update", "commands",
-     {"availableCommands": [{"name": "test", "description": "Run tests"}]},
-     "available_commands", ["test"]),
-    ("current_mode_update", "mode", {"currentModeId": "code"}, "current_mode_id", "code"),
-    ("config_option_update", "config_options", {"configOptions": []}, "config_options", []),
-    ("usage_update", "usage", {"used": 5, "size": 100}, "used", 5),
-])
+@pytest.mark.parametrize(
+    ("tag", "slot", "fields", "attr", "expected"),
+    [
+        (
+            "available_commands_update",
+            "commands",
+            {"availableCommands": [{"name": "test", "description": "Run tests"}]},
+            "available_commands",
+            ["test"],
+        ),
+        ("current_mode_update", "mode", {"currentModeId": "code"}, "current_mode_id", "code"),
+        ("config_option_update", "config_options", {"configOptions": []}, "config_options", []),
+        ("usage_update", "usage", {"used": 5, "size": 100}, "used", 5),
+    ],
+)
 def test_session_level_updates_are_snapshots(
     v1: ModuleType, tag: str, slot: str, fields: dict[str, Any], attr: str, expected: Any
 ) -> None:
@@ -231,17 +271,27 @@ def test_usage_snapshot_without_cost_clears_it(v1: ModuleType) -> None:
 def test_session_info_fields_are_patches(v1: ModuleType) -> None:
     """The v1 schema calls session_info_update partial and lets null clear a field."""
     state = v1.SessionState()
-    apply(v1, state, "session_info_update", title="Fix the bug", updatedAt="2026-01-01",
-          _meta={"a": 1})
+    apply(
+        v1,
+        state,
+        "session_info_update",
+        title="Fix the bug",
+        updatedAt="2026-01-01",
+        _meta={"a": 1},
+    )
     apply(v1, state, "session_info_update", updatedAt="2026-01-02", _meta={"b": 2})
     info = state.slot("session_info")
-    assert (info.title, info.updated_at, info.meta) == ("Fix the bug", "2026-01-02",
-                                                        {"a": 1, "b": 2})
+    assert (info.title, info.updated_at, info.meta) == (
+        "Fix the bug",
+        "2026-01-02",
+        {"a": 1, "b": 2},
+    )
     apply(v1, state, "session_info_update", title=None)
     assert state.slot("session_info").title is None
 
 
 # -- history ----------------------------------------------------------------------------------
+
 
 def test_history_replays_every_update_in_order(v1: ModuleType) -> None:
     state = v1.SessionState()
@@ -274,19 +324,20 @@ def test_a_job_that_closes_the_v1_union_refuses_unknown_kinds(
     """With the schema's own openness kept, an unknown kind is a DecodeError before any
     reducer sees it."""
     corpus.require()
-    closed = make_package(corpus.newest(V1_STABLE), "state_v1_closed", target=target,
-                          closed_all=True)
+    closed = make_package(
+        corpus.newest(V1_STABLE), "state_v1_closed", target=target, closed_all=True
+    )
     with pytest.raises(closed.DecodeError):
         closed.decode_update(json.dumps({"sessionUpdate": "_acme_progress", "percent": 1}))
 
 
-def test_known_kinds_without_annotation_are_kept_raw(make_package: GenerateFn,
-                                                     target: str) -> None:
+def test_known_kinds_without_annotation_are_kept_raw(make_package: GenerateFn, target: str) -> None:
     """The unstable v1 plan_removed has no annotation: the reducer keeps it in history,
     unchanged, and stores nothing else."""
     corpus.require()
-    pkg = make_package(corpus.newest("schema/v1/schema.unstable.json"), "state_v1_unstable",
-                       target=target)
+    pkg = make_package(
+        corpus.newest("schema/v1/schema.unstable.json"), "state_v1_unstable", target=target
+    )
     state = pkg.SessionState()
     wire = {"sessionUpdate": "plan_removed", "planId": "p"}
     update = pkg.decode_update(json.dumps(wire))

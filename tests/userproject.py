@@ -169,7 +169,8 @@ def run_readme_example(heading: str, cwd: Path, doc: str = "README.md") -> None:
     section = text.split(heading, 1)[1].split("\n## ", 1)[0]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     expected = section.split("```text\n", 1)[1].split("```", 1)[0]
-    proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True,
-                          text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == expected

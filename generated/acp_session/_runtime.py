@@ -108,9 +108,22 @@ def decoder(tp: Any, utf8: bool = False) -> Callable[[bytes | str], Any]:
     found = _DECODERS.get((tp, utf8))
     if found is None:
         found = msgspec.json.Decoder(tp, dec_hook=dec_hook).decode
+        if _wide(tp):  # (a bound msgspec cannot check, and no struct checks: read leniently)
+            found = _lenient_only
         found = utf8_checked(found) if utf8 else found
         _DECODERS.put((tp, utf8), found)
     return found  # type: ignore[no-any-return]
+
+
+def _wide(tp: Any) -> bool:
+    """Whether `tp` holds an `IntRange` outside every struct (a struct checks its own)."""
+    if any(isinstance(meta, IntRange) for meta in getattr(tp, "__metadata__", ())):
+        return True
+    return not isinstance(tp, type) and any(_wide(arg) for arg in typing.get_args(tp))
+
+
+def _lenient_only(data: bytes | str) -> Any:
+    raise msgspec.ValidationError("")
 
 
 def utf8_checked(decode: Callable[[bytes | str], Any]) -> Callable[[bytes | str], Any]:

@@ -135,7 +135,14 @@ class _Scalar:
         text = issubclass(cls, str)
         scalar = (core_schema.str_schema if text else core_schema.int_schema)(strict=True)
         written = core_schema.simple_ser_schema("str" if text else "int")
-        return core_schema.no_info_after_validator_function(cls, scalar, serialization=written)
+
+        def member(value: Any) -> Any:
+            try:
+                return cls(value)  # type: ignore[call-arg]
+            except ValueError:  # (past the enum's range), worded as on every target
+                raise ValueError(f"Invalid enum value {value!r}") from None
+
+        return core_schema.no_info_after_validator_function(member, scalar, serialization=written)
 
 
 class OpenStrEnum(_Scalar, _base.OpenStrEnum):

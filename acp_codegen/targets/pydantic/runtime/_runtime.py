@@ -257,6 +257,8 @@ def _worded(exc: pydantic.ValidationError) -> str:
         return f"Expected `{json_type(value)}` that's a multiple of {ctx['multiple_of']}"
     if kind == "string_pattern_mismatch":
         return f"Expected `str` matching regex {ctx['pattern']!r}"
+    if kind == "value_error":  # (a check of this package's own, worded by it)
+        return str(ctx["error"])
     return str(error["msg"])
 
 
