@@ -164,7 +164,9 @@ def test_msgspec_refuses_extras_that_shadow_a_declared_name(make_package: Genera
     written twice."""
     pkg = _v1(make_package, "extras_shadow")
     assert pkg._extras.EXTRA == "_acp_extra"
-    shadow = pkg.ToolCallUpdate(tool_call_id="t", _acp_extra=pkg._runtime.Extras(toolCallId="u"))
+    shadow = pkg.ToolCallUpdate(
+        tool_call_id="t", _acp_extra=pkg._runtime.Extras({"toolCallId": "u"})
+    )
     with pytest.raises(TypeError, match="toolCallId"):
         pkg.encode(shadow)
 

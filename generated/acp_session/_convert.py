@@ -29,7 +29,7 @@ from ._base import (
     json_type,
     out_of_bounds,
 )
-from ._extras import EXTRA, Extras
+from ._extras import EXTRA, Extras, Flatten
 from ._read import MISS, Field, Leaves, Readers, leniency
 from ._unions import ShapeUnion, union_spec
 
@@ -53,6 +53,8 @@ def enc_hook(obj: Any) -> Any:
     """msgspec encode hook: unknown variants write their raw payload back."""
     if isinstance(obj, UnknownVariant):
         return obj.raw
+    if type(obj) is Extras:
+        raise Flatten
     raise TypeError(f"cannot encode {type(obj).__name__}")
 
 

@@ -48,10 +48,10 @@ def encode(obj: object) -> bytes:
 
     Undeclared properties kept by decoding are written back, after the declared ones.
     """
-    out = _ENCODER.encode(obj)
-    if _rt.MARK in out:  # (an object holds undeclared properties: write them in place)
-        out = _ENCODER.encode(_rt.plain(obj))
-    return out
+    try:
+        return _ENCODER.encode(obj)
+    except _rt.Flatten:  # (an object holds undeclared properties: written beside the rest)
+        return _ENCODER.encode(_rt.plain(obj))
 
 
 _UPDATE = msgspec.json.Decoder(SessionUpdate, dec_hook=_rt.dec_hook).decode

@@ -12,8 +12,8 @@ TARGET = Target(
     wire_names=WIRE_NAMES,
     runtime_extras=(
         "Extras",
+        "Flatten",
         "IntRange",
-        "MARK",
         "SHORT",
         "check_depth",
         "check_ints",

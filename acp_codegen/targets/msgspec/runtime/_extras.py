@@ -8,14 +8,16 @@ arrived with undeclared properties is of its declared class, like any other, and
 
 The field's type is one no JSON value decodes to (`dec_hook` refuses it), so a payload
 that carries a property named like the field is read by the lenient pass, which keeps
-that property as an undeclared one. msgspec writes the field as a nested object under
-its own name; `encode` writes it back flat (`plain`), and only when the bytes show the
-field's name can the walk be needed at all.
+that property as an undeclared one. `Extras` is no ``dict``, so msgspec hands one to
+`enc_hook`, which raises `Flatten`: `encode` then writes the value again through
+`plain`, which puts the properties beside the declared ones. A value without them is
+written by msgspec alone.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import msgspec
@@ -23,24 +25,38 @@ from msgspec import UNSET
 
 from ._base import UnknownVariant
 
-__all__ = ["EXTRA", "MARK", "Extras", "extra_fields", "plain"]
+__all__ = ["EXTRA", "Extras", "Flatten", "extra_fields", "plain"]
 
 #: The field (attribute and wire name alike) that holds a struct's undeclared properties.
 EXTRA = "_acp_extra"
-#: What msgspec's bytes contain wherever it wrote an `EXTRA` field.
-MARK = f'"{EXTRA}":'.encode()
 
 
-class Extras(dict[str, Any]):
+class Extras(Mapping[str, Any]):
     """The undeclared properties of one object: wire name -> value, in arrival order."""
 
-    __slots__ = ()
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Any = ()) -> None:
+        self._items: dict[str, Any] = dict(items)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
 
     def __repr__(self) -> str:
-        return f"Extras({dict.__repr__(self)})"
+        return f"Extras({self._items!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Extras, (dict(self),))
+        return (Extras, (self._items,))
+
+
+class Flatten(Exception):
+    """Raised by `enc_hook` at an `Extras`: the value needs `plain` to be written."""
 
 
 def extra_fields(obj: object) -> dict[str, Any]:
@@ -53,29 +69,34 @@ def plain(obj: Any) -> Any:
     """`obj` as plain JSON values, undeclared properties written beside the declared ones
     (after them, in arrival order), so that msgspec writes the wire form."""
     kind = type(obj)
+    if kind in _SCALARS:
+        return obj
     if kind is list:
         return [plain(v) for v in obj]
     if kind is dict or kind is Extras:
         return {k: plain(v) for k, v in obj.items()}
-    if isinstance(obj, UnknownVariant):
-        return obj.raw
-    if isinstance(obj, enum.Enum):
-        return obj.value
-    if not isinstance(obj, msgspec.Struct):
-        return obj  # (a scalar: msgspec writes it)
+    wires = getattr(kind, "__struct_encode_fields__", None)
+    if wires is None:  # (an unknown member keeps its raw JSON; an enum writes its value)
+        if isinstance(obj, UnknownVariant):
+            return obj.raw
+        return obj.value if isinstance(obj, enum.Enum) else obj
     config = obj.__struct_config__
     out: dict[str, Any] = {}
     if config.tag_field is not None:
         out[config.tag_field] = config.tag
-    for attr, wire in zip(obj.__struct_fields__, obj.__struct_encode_fields__, strict=True):
-        value = getattr(obj, attr)
+    extra: Any = {}
+    for wire, value in zip(wires, msgspec.structs.astuple(obj), strict=True):
         if value is UNSET:
             continue
-        if attr != EXTRA:
+        if wire == EXTRA:
+            extra = value
+        else:
             out[wire] = plain(value)
-            continue
-        for key, extra in value.items():
-            if key in out:
-                raise TypeError(f"undeclared property {key!r} has a declared property's name")
-            out[key] = plain(extra)
+    for key, value in extra.items():
+        if key in out:
+            raise TypeError(f"undeclared property {key!r} has a declared property's name")
+        out[key] = plain(value)
     return out
+
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))

@@ -31,7 +31,7 @@ from ._base import (
     check_text,
 )
 from ._convert import READERS, IntRange, dec_hook, enc_hook, error_path
-from ._extras import MARK, Extras, extra_fields, plain
+from ._extras import Extras, Flatten, extra_fields, plain
 from ._read import (
     MISS,
     NOTHING,
@@ -45,7 +45,6 @@ from ._read import (
 from ._unions import ShapeUnion, TaggedUnion, shape_union, tagged_union
 
 __all__ = [
-    "MARK",
     "MAX_DEPTH",
     "MISS",
     "NOTHING",
@@ -53,6 +52,7 @@ __all__ = [
     "UNSET",
     "DecodeError",
     "Extras",
+    "Flatten",
     "Handler",
     "IntRange",
     "Method",
