@@ -197,6 +197,7 @@ EDGE_UPDATES = [
     '{"sessionUpdate":"usage_update","used":18446744073709551616,"size":3}',
     '{"sessionUpdate":"usage_update","used":18446744073709551615,"size":3,"k\\n":[1]}',
     '{"sessionUpdate":"usage_update","used":-1,"size":3}',
+    '{"sessionUpdate":"notice","severity":"info","title":18446744073709551616}',
     '{"sessionUpdate":"usage_update","used":1,"size":-18446744073709551617}',
     '{"sessionUpdate":"agent_message_chunk","messageId":"m","content":{"type":"resource_link",'
     '"name":"n","uri":"u","size":18446744073709551616}}',

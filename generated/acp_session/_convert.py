@@ -263,7 +263,10 @@ def _strictly(tp: Any) -> Callable[[Any], Any]:
         try:
             return decode(_ENCODE(obj))
         except msgspec.ValidationError as exc:
-            raise ValueError(str(exc).partition(" - at `")[0]) from None
+            message = str(exc).partition(" - at `")[0]
+            if type(obj) is int:  # (msgspec calls an integer past 64 bits a float)
+                message = message.replace("got `float`", "got `int`")
+            raise ValueError(message) from None
 
     return convert
 
