@@ -36,7 +36,7 @@ from typing import Any
 
 from . import ir, patterns
 from .errors import SchemaError, join_pointer
-from .limits import is_number, schema_nodes, whole
+from .limits import declared_types, is_number, schema_nodes, whole
 
 STRUCTURE = frozenset(
     {"$schema", "$defs", "$ref", "type", "properties", "required", "items", "allOf", "anyOf",
@@ -131,7 +131,7 @@ def check(defs: dict[str, Any], names: Iterable[str], unenforced: Unenforced) ->
         if isinstance(fmt, str) and fmt not in KNOWN_FORMATS:
             where = join_pointer(pointer, "format")
             unenforced.meet("format", f"unknown format {fmt!r}", where)
-        if "multipleOf" in node and _number(node):
+        if "multipleOf" in node and "number" in declared_types(node):
             where = join_pointer(pointer, "multipleOf")
             unenforced.meet("multipleOf", "multipleOf on a number", where)
         if _map(node):  # (a struct's required names are checked as it is built)
@@ -151,11 +151,6 @@ def _says_nothing(key: str, value: Any) -> bool:
     return key == "dependentRequired" and value == {}
 
 
-def _number(node: dict[str, Any]) -> bool:
-    declared = node.get("type")
-    return declared == "number" or (isinstance(declared, list) and "number" in declared)
-
-
 def _map(node: dict[str, Any]) -> bool:
     """An object read as a map (its values all of one schema) that names required keys."""
     required = node.get("required")
@@ -165,14 +160,6 @@ def _map(node: dict[str, Any]) -> bool:
         and isinstance(node.get("additionalProperties"), dict)
         and not {"properties", "allOf", "$ref", "anyOf", "oneOf"} & set(node)
     )
-
-
-def _types(node: dict[str, Any]) -> set[str] | None:
-    """The JSON types a node's ``type`` names, or None without one."""
-    declared = node.get("type")
-    if isinstance(declared, list):
-        return {t for t in declared if isinstance(t, str)}
-    return {declared} if isinstance(declared, str) else None
 
 
 def _validation(node: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
@@ -199,7 +186,7 @@ def _plural(types: tuple[str, ...]) -> str:
 def placed(node: dict[str, Any], pointer: str, source: str) -> None:
     """Refuse a validation keyword that the generated code would pass over: one on a type
     it does not constrain, one the build does not read, one no constant beside it meets."""
-    types = _types(node)
+    types = declared_types(node) if isinstance(node.get("type"), str | list) else None
     composed = next((k for k in COMPOSITIONS if k in node), None)
     for key, applies in _validation(node):
         what, where = _name(key, node), join_pointer(pointer, key)
@@ -308,7 +295,7 @@ def empty_bounds(node: dict[str, Any], pointer: str, source: str) -> None:
                 join_pointer(pointer, low),
                 source,
             )
-    types = _types(node) or set()
+    types = declared_types(node)
     if not types & {"integer", "number"} or "const" in node or "enum" in node:
         return
     integer = "number" not in types

@@ -54,6 +54,14 @@ def is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def declared_types(node: dict[str, Any]) -> set[str]:
+    """The JSON types a schema's ``type`` names (one, or a list), empty without one."""
+    declared = node.get("type")
+    if isinstance(declared, list):
+        return {t for t in declared if isinstance(t, str)}
+    return {declared} if isinstance(declared, str) else set()
+
+
 def whole(value: int | float) -> int | None:
     """`value` as an int when it is a whole number (``2`` or ``2.0``), else None."""
     if isinstance(value, int):
@@ -91,8 +99,7 @@ def check(defs: dict[str, Any], names: list[str], source: str) -> None:
 
 
 def _check_node(node: dict[str, Any], pointer: str, source: str) -> None:
-    declared = node.get("type")
-    types = set(declared) if isinstance(declared, list) else {declared}
+    types = declared_types(node)
     for key in BOUNDS:
         if key in node and is_number(node[key]):
             step = _STEP.get(key, 0)

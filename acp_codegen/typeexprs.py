@@ -141,7 +141,7 @@ _CONSTRAINTS = {
 
 def constraints(reg: Registry, schema: dict[str, Any], pointer: str) -> ir.Constraints:
     values: dict[str, Any] = {}
-    integer = _integer(schema)
+    integer = "integer" in limits.declared_types(schema)
     for key, attr in _CONSTRAINTS.items():
         if key not in schema:
             continue
@@ -189,8 +189,3 @@ def check_keywords(reg: Registry, schema: dict[str, Any], pointer: str) -> None:
             "(a value matching one member of each union)",
             pointer,
         )
-
-
-def _integer(schema: dict[str, Any]) -> bool:
-    declared = schema.get("type")
-    return declared == "integer" or (isinstance(declared, list) and "integer" in declared)
