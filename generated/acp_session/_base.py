@@ -291,8 +291,11 @@ def check_text(data: bytes | str) -> None:
         raise DecodeError("invalid JSON: text is not valid Unicode", "")
 
 
+#: A JSON string, quotes included, matched from its opening quote in one way only (linear):
+#: the targets that scan JSON text read past strings with it.
+JSON_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 #: A string of JSON text, or a bracket (what `check_depth` counts).
-_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_NESTING = re.compile(JSON_STRING + r"|[\[\]{}]")
 _NESTING_B = re.compile(_NESTING.pattern.encode())
 
 

@@ -29,6 +29,7 @@ import re
 from typing import Any
 
 from ._base import (
+    JSON_STRING,
     MAX_DEPTH,
     DecodeError,
     Handler,
@@ -148,7 +149,7 @@ _PADDED = re.compile(rb"e-0(?<=[0-9]e-0)")
 #: exponent (sign, first digit, fraction, the exponent's minus, its digits past leading
 #: zeros), else a NaN or an infinity as ``json.dumps`` writes them.
 _FLOAT_TEXT = re.compile(
-    rb'("[^"\\]*(?:\\.[^"\\]*)*")|(-?)([0-9])(\.[0-9]+)?e\+?(-?)0*([0-9]+)|-?Infinity|NaN'
+    f"({JSON_STRING})|".encode() + rb"(-?)([0-9])(\.[0-9]+)?e\+?(-?)0*([0-9]+)|-?Infinity|NaN"
 )
 
 

@@ -27,6 +27,7 @@ import pydantic
 import pydantic_core
 
 from ._base import (
+    JSON_STRING,
     MAX_DEPTH,
     Bounded,
     DecodeError,
@@ -166,8 +167,8 @@ class _Suspect(Exception):
     """A payload the strict pass leaves to the lenient pass (see `wire_validator`)."""
 
 
-#: A JSON string, matched whole from its opening quote; group 2 is the colon after a key.
-_STRING = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"(\s*:)?')
+#: A JSON string (group 1), and the colon after it when it is a key (group 2).
+_STRING = re.compile(f"({JSON_STRING})(\\s*:)?")
 _STRING_B = re.compile(_STRING.pattern.encode())
 
 
@@ -180,7 +181,7 @@ def _escaped_key(strings: Any, data: Any, backslash: Any) -> bool:
 
 #: An exponent's ``+`` (``1e+16``, which msgspec omits): found, then dropped outside strings.
 _EXPONENT = re.compile(rb"\+(?<=[0-9]e\+)")
-_PLUS = re.compile(rb'("[^"\\]*(?:\\.[^"\\]*)*")|e\+')
+_PLUS = re.compile(f"({JSON_STRING})|e\\+".encode())
 
 
 def decode(
