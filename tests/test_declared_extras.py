@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from acp_codegen.targets.msgspec.lower import EXTRA as EXTRA_FIELD
 from tests import corpus
 from tests.conftest import GenerateFn
 
@@ -163,7 +164,7 @@ def test_msgspec_refuses_extras_that_shadow_a_declared_name(make_package: Genera
     put there by hand under a declared property's wire name is refused at encode, never
     written twice."""
     pkg = _v1(make_package, "extras_shadow")
-    assert pkg._extras.EXTRA == "_acp_extra"
+    assert pkg._extras.EXTRA == EXTRA_FIELD  # (the field the lowering declares)
     shadow = pkg.ToolCallUpdate(
         tool_call_id="t", _acp_extra=pkg._runtime.Extras({"toolCallId": "u"})
     )

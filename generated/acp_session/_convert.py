@@ -170,13 +170,14 @@ class MsgspecLeaves(Leaves):
         if isinstance(tp, type) and issubclass(tp, enum.Enum):
             return _enum(tp)
         convert = _strictly(tp)
-        ranges = [m for m in getattr(tp, "__metadata__", ()) if isinstance(m, IntRange)]
-        if not ranges:
+        metas = getattr(tp, "__metadata__", ())
+        wide = next((m for m in metas if isinstance(m, IntRange)), None)
+        if wide is None:
             return convert
 
         def bounded(obj: Any) -> Any:
             value = convert(obj)
-            ranges[0].check(value)
+            wide.check(value)
             return value
 
         return bounded

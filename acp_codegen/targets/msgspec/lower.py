@@ -81,10 +81,13 @@ class MsgspecLowering(Lowering):
             args = {k: v for k, v in args.items() if k not in wide}
         if not (args or wide) or prim.kind not in ("str", "int"):
             return base
-        metas = [f"msgspec.Meta({', '.join(f'{k}={v!r}' for k, v in sorted(args.items()))})"]
+        metas = []
+        if args:
+            meta = ", ".join(f"{k}={v!r}" for k, v in sorted(args.items()))
+            metas.append(f"msgspec.Meta({meta})")
         if wide:
             low, high = prim.value_range()
-            metas = metas[: bool(args)] + [f"_rt.IntRange({low!r}, {high!r})"]
+            metas.append(f"_rt.IntRange({low!r}, {high!r})")
         return f"typing.Annotated[{base}, {', '.join(metas)}]"
 
     def list_of(self, expr: ir.ListOf, skip_invalid: bool) -> str:
