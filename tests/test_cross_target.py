@@ -282,3 +282,24 @@ def test_wide_integer_bounds_hold_outside_a_struct(
         assert len({repr(o) for o in outcomes.values()}) == 1, (name, data, outcomes)
         found = outcomes[TARGETS[0]]
         assert found[0] == "ok" if where == "ok" else found[3] == where, (name, data, found)
+
+
+def test_two_packages_of_one_schema_in_one_process(make_package: GenerateFn) -> None:
+    """Two msgspec packages of the newest v2 schema, imported side by side (as a user
+    vendoring two copies would): each applies its own uint64 bound at the field, with the
+    field's leniency. (``typing`` caches ``Annotated`` types by their metadata, so a
+    marker compared by value would let the second package read the first one's.)"""
+    corpus.require()
+    path = corpus.newest(corpus.NEWEST["v2"])
+    first = make_package(path, "twin_first")
+    second = make_package(path, "twin_second", roots=("ResourceLink",))
+    assert first is not second
+    update = (
+        '{"sessionUpdate":"agent_message_chunk","messageId":"m","content":'
+        '{"type":"resource_link","name":"n","uri":"u","size":18446744073709551616}}'
+    )
+    for pkg in (first, second):
+        repairs: list[Any] = []
+        decoded = pkg.decode_update(update, repairs)
+        assert [(r.path, r.action) for r in repairs] == [("$.content.size", "defaulted")]
+        assert b'"size"' not in pkg.encode(decoded)

@@ -16,7 +16,7 @@ import re
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgspec
 from msgspec import UNSET
@@ -58,13 +58,21 @@ def enc_hook(obj: Any) -> Any:
     raise TypeError(f"cannot encode {type(obj).__name__}")
 
 
-class IntRange(NamedTuple):
+class IntRange:
     """Bounds of an integer that lie past int64, which ``msgspec.Meta`` cannot hold (the
     top of ``uint64``), in the ``Annotated`` metadata of its type. Strict decoding checks
-    them in the struct's ``__post_init__``, the lenient pass at the value itself."""
+    them in the struct's ``__post_init__``, the lenient pass at the value itself. Compared
+    by identity, as `_read.Leniency` is: ``typing`` caches ``Annotated`` types by their
+    metadata, and an equal marker of another package would stand in for this one."""
 
-    low: int | None
-    high: int | None
+    __slots__ = ("high", "low")
+
+    def __init__(self, low: int | None, high: int | None) -> None:
+        self.low = low
+        self.high = high
+
+    def __repr__(self) -> str:
+        return f"IntRange({self.low!r}, {self.high!r})"
 
     def check(self, value: Any) -> None:
         if type(value) is not int:
