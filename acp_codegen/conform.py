@@ -63,15 +63,29 @@ def default_schema() -> Path:
     is_flag=True,
     help="The recording stops mid-work: do not report work still active at its end.",
 )
+@click.option(
+    "--max-line",
+    metavar="SIZE",
+    default="64M",
+    show_default=True,
+    help="Refuse a line longer than this (64M, 512k or a number of bytes).",
+)
 @handles_bad_input
 def conformance_command(
-    transcript: Path, schema: Path | None, fmt: str, protocol: str | None, partial: bool
+    transcript: Path,
+    schema: Path | None,
+    fmt: str,
+    protocol: str | None,
+    partial: bool,
+    max_line: str,
 ) -> None:
     """Check a JSONL transcript against the rules of the v2 prompt lifecycle.
 
     \b
-    Each line is one JSON-RPC message, or {"direction": ..., "message": ...}.
-    Exit codes: 0 no MUST broken; 1 a MUST broken; 2 bad input.
+    Each line is one JSON-RPC message, or {"direction": ..., "message": ...};
+    TRANSCRIPT - reads standard input.
+    Exit codes: 0 no MUST broken; 1 a MUST broken; 2 not a recording;
+    3 no message.
 
     \b
     Examples:
@@ -81,6 +95,7 @@ def conformance_command(
     schema = schema or default_schema()
     argv = [str(transcript), "--format", fmt, *(["--protocol", protocol] if protocol else [])]
     argv += ["--partial"] if partial else []
+    argv += ["--max-line", max_line]
     notes: list[str] = []
     files = generate(Job(schema, Path(PACKAGE), PACKAGE, formatter="none"), notes)
     if "conformance.py" not in files:

@@ -58,7 +58,7 @@ RUNTIME_CONTRACT = {
 MODULES = ("__init__.py", "models.py", "dispatch.py", "codec.py", "_provenance.py")
 STATE_MODULES = ("state.py", "conformance.py")
 #: Shared runtime files (in ``acp_codegen/runtime/``) that `STATE_MODULES` import.
-STATE_RUNTIME = ("_state.py", "_handlers.py", "_conformance.py")
+STATE_RUNTIME = ("_state.py", "_handlers.py", "_conformance.py", "_transcript.py")
 
 
 @dataclass(frozen=True)

@@ -195,6 +195,11 @@ CASES = (
         [*turn(), prompt(2), state("running"), ok(2, messageId="u1"), chunk("b", "a2"), idle()],
         [*turn(), *turn(2, "u2")],
     ),
+    Case(
+        "update.schema",
+        [update("usage_update", size=200_000)],
+        [update("usage_update", used=1_000, size=200_000)],
+    ),
 )
 
 #: v1 traffic: a prompt response ends the turn, with its stop reason.

@@ -140,15 +140,19 @@ def test_state_module_replays_a_recorded_stream(pkg: ModuleType, tmp_path: Path)
 def test_state_module_names_the_bad_line(pkg: ModuleType, tmp_path: Path) -> None:
     good = json.dumps(update("plan_removed", planId="p"))
     for bad, why in (
-        ('{"sessionUpdate": "plan_removed"', "Expecting"),
-        ('{"method": "session/prompt", "params": {}}', "is not session/update"),
+        ('{"sessionUpdate": "plan_removed"', "not JSON (Expecting"),
+        ('{"method": "session/update", "params": {"update": 5}}', "$.params.update"),
         ("[1]", "not a session/update notification"),
-        ('{"sessionUpdate": "agent_message_chunk"}', ""),
+        ('{"sessionUpdate": "agent_message_chunk"}', "`messageId` - at `$`"),
+        (
+            '{"message": {"method": "session/update", "params": {"update": {}}}, "direction": "a"}',
+            "`sessionUpdate` - at `$.message.params.update`",
+        ),
     ):
         done = _replay(pkg, tmp_path, good, bad)
         assert done.returncode == 2 and done.stdout == "", bad
         line = done.stderr.rstrip("\n")
-        assert line.startswith(f"{tmp_path / 'stream.jsonl'}:2: ") and why in line, line
+        assert line.startswith(f"error: {tmp_path / 'stream.jsonl'}:2: ") and why in line, line
         assert "\n" not in line and "Traceback" not in line
     missing = subprocess.run(
         [sys.executable, "-m", f"{pkg.__name__}.state", "nope.jsonl"],
@@ -159,8 +163,36 @@ def test_state_module_names_the_bad_line(pkg: ModuleType, tmp_path: Path) -> Non
     )
     assert (missing.returncode, missing.stderr) == (
         2,
-        "nope.jsonl: cannot read: No such file or directory\n",
+        "error: nope.jsonl: cannot read: No such file or directory\n",
     )
+
+
+def test_state_module_skips_other_messages_and_says_so(pkg: ModuleType, tmp_path: Path) -> None:
+    prompt = {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {}}
+    answer = {"jsonrpc": "2.0", "id": 1, "result": {"messageId": "u"}}
+    chunk = update("agent_message_chunk", messageId="a", content=text("hi"))
+    note = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": "s", "update": chunk},
+    }
+    done = _replay(pkg, tmp_path, json.dumps(prompt), json.dumps(note), json.dumps(answer))
+    assert done.returncode == 0, done.stderr
+    assert (
+        done.stderr == f"{tmp_path / 'stream.jsonl'}: skipped 2 message(s) that are not updates\n"
+    )
+    assert "'agent_message': 1" in done.stdout
+    nothing = _replay(pkg, tmp_path, json.dumps(prompt))
+    assert (nothing.returncode, nothing.stdout) == (3, "")
+    assert nothing.stderr.endswith(": no updates: nothing to replay\n")
+    helped = subprocess.run(
+        [sys.executable, "-m", f"{pkg.__name__}.state", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert helped.returncode == 0 and "exit status:" in helped.stdout, helped.stderr
 
 
 def test_package_is_used_with_warnings_as_errors(pkg: ModuleType) -> None:

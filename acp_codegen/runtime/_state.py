@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar, NamedTuple
 
@@ -200,13 +200,14 @@ class SessionState:
     DECODE: ClassVar[Any]
     ENCODE: ClassVar[Any]
 
-    def __init__(self) -> None:
+    def __init__(self, history: bool = True) -> None:
+        """`history=False` stores no update for `replay` (for reading long recordings)."""
         #: (kind, id) -> entity, and ("unknown", n) -> a kept unknown update, in timeline
         #: order: one dict, so adding or removing one never scans or copies the others
         self._entities: dict[tuple[str, str], Any] = {}
         self._slots: dict[str, Entity] = {}
         self._unknown_count = 0
-        self.history: list[Any] = []
+        self.history: list[Any] | deque[Any] = [] if history else deque(maxlen=0)
         self.stop_reason: Any = None
         self.error: Any = None
         self._state_tag: str | None = self.RULES.state.idle if self.RULES.state else None

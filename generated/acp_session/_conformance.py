@@ -12,17 +12,17 @@ generated ``conformance.py`` adds the schema's method sides and the decoder.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
-from ._state import Rules, SessionState
+from ._base import DecodeError
+from ._state import Rules
+from ._transcript import TranscriptError, envelope, json_type
 
-__all__ = ["RULES", "Checker", "ConformanceError", "Rule", "TranscriptError", "Violation", "main"]
+__all__ = ["RULES", "Checker", "ConformanceError", "Rule", "TranscriptError", "Violation"]
 
 
 class Rule(NamedTuple):
@@ -32,6 +32,8 @@ class Rule(NamedTuple):
     versions: tuple[int, ...] = (2,)
     #: whether seeing it needs the package to know state updates
     state: bool = True
+    #: where `sentence` comes from: the prompt-lifecycle page, or the package's schema
+    source: str = "spec"
 
 
 #: Every rule the checker sees, in the order the docs list them.
@@ -155,6 +157,14 @@ RULES = (
         (1, 2),
         False,
     ),
+    Rule(
+        "update.schema",
+        "MUST",
+        "An update of a kind the schema defines matches that definition.",
+        (1, 2),
+        False,
+        "schema",
+    ),
 )
 _BY_ID = {rule.id: rule for rule in RULES}
 NOTE = "note"  # the level of a finding the transcript cannot settle
@@ -189,14 +199,6 @@ class Violation:
     level: str  # "MUST", "SHOULD", or "note" when the transcript cannot settle it
     message: str
     sentence: str
-
-
-class TranscriptError(ValueError):
-    """Input that is not a transcript; `index` is the message at fault (-1: none)."""
-
-    def __init__(self, index: int, message: str) -> None:
-        super().__init__(message)
-        self.index = index
 
 
 class ConformanceError(AssertionError):
@@ -284,7 +286,8 @@ class Checker:
         self._rules = rules
         self._unset = rules.unset
         self._has_state = rules.state is not None
-        self.version = version if version is not None else (2 if self._has_state else 1)
+        self._native = 2 if self._has_state else 1  # the version of the package's schema
+        self.version = version if version is not None else self._native
         self._fixed = version is not None
         self.complete = complete
         self.found: list[Violation] = []
@@ -345,22 +348,17 @@ class Checker:
     def message(self, message: Any, direction: str | None = None) -> None:
         """Take the next transcript message; `direction` is its sender if a recorder said."""
         self._index += 1
-        if not isinstance(message, Mapping):
-            raise TranscriptError(self._index, "not a JSON-RPC message (an object)")
+        method, ident, params = envelope(message, self._index)
         sender = _sender(direction, self._index)
-        method, ident, params = message.get("method"), message.get("id"), message.get("params")
-        params = params if isinstance(params, Mapping) else {}
-        if isinstance(method, str):
+        if method is not None:
             sender = sender or self._sender_of(method)
             if ident is not None:
                 self._open[sender or "", _key(ident)] = (method, params, self._index)
             self._request(method, ident, params, sender)
-        elif "result" in message or "error" in message:
+        else:
             request = self._answered(ident, sender)
             if request is not None:
                 self._response(*request, message)
-        else:
-            raise TranscriptError(self._index, "neither a request, a notification nor a response")
 
     def update(self, session_id: Any, update: Any) -> None:
         """Take one decoded ``session/update`` the agent sent (the next message)."""
@@ -408,12 +406,21 @@ class Checker:
     def _request(self, method: str, ident: Any, params: Mapping[str, Any], sender: Any) -> None:
         if method == "session/update":
             update = params.get("update")
-            if isinstance(update, Mapping):
-                try:
-                    decoded = type(self).DECODE(json.dumps(update))
-                except ValueError:  # malformed: the lifecycle rules have nothing to read
-                    return
-                self.update(params.get("sessionId"), decoded)
+            try:
+                if not isinstance(update, Mapping):
+                    raise DecodeError(f"the update is {json_type(update)}, not an object")
+                decoded = type(self).DECODE(json.dumps(update))
+            except DecodeError as exc:  # the lifecycle rules have nothing to read in it
+                at = f" - at `$.params.update{exc.path[1:]}`" if exc.path else ""
+                why = exc.message.splitlines()[0] + at
+                if self.version == self._native:
+                    self._add(self._index, "update.schema", why)
+                else:  # another version's update: not this schema's to judge
+                    mine, theirs = self._native, self.version
+                    why = f"a v{mine} package cannot read this v{theirs} update: {why}"
+                    self._add(self._index, "update.schema", why, NOTE)
+                return
+            self.update(params.get("sessionId"), decoded)
             return
         if method == "initialize" and not self._fixed:
             self._set_version(params.get("protocolVersion"))
@@ -734,135 +741,3 @@ def _sender(direction: Any, index: int) -> str | None:
         if text == name or text.startswith(name + "_to") or text == "from_" + name:
             return name
     raise TranscriptError(index, f"unknown direction {direction!r} (use agent or client)")
-
-
-# -- command line ---------------------------------------------------------------------------
-def read(path: str) -> tuple[list[Any], list[int]]:
-    """The messages of a JSONL transcript file, and the line each one is on."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        why = getattr(exc, "strerror", None) or exc
-        raise TranscriptError(-1, f"{path}: cannot read: {why}") from None
-    messages, lines = [], []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            messages.append(json.loads(line))
-        except ValueError as exc:
-            raise TranscriptError(len(messages), f"{path}:{number}: not JSON ({exc})") from None
-        lines.append(number)
-    return messages, lines
-
-
-def main(checker: type[Checker], argv: list[str] | None = None, prog: str | None = None) -> int:
-    """Check a transcript file: exit 1 when a MUST is broken, 2 on bad input."""
-    parser = argparse.ArgumentParser(
-        prog=prog, description="Check a recorded ACP transcript against the v2 prompt lifecycle."
-    )
-    parser.add_argument(
-        "file", help="JSONL: one JSON-RPC message, or {direction, message}, per line"
-    )
-    parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument(
-        "--protocol",
-        type=int,
-        choices=(1, 2),
-        help="protocol version [default: the transcript's initialize, else the package's]",
-    )
-    parser.add_argument(
-        "--partial",
-        action="store_true",
-        help="the recording stops mid-work: do not report work still active at its end",
-    )
-    args = parser.parse_args(argv)
-    lines: list[int] = []
-    try:
-        messages, lines = read(args.file)
-        run = checker(args.protocol, complete=not args.partial)
-        found = run.check(messages)
-    except TranscriptError as exc:
-        where = (
-            f"{args.file}:{lines[exc.index]}: message {exc.index}: "
-            if 0 <= exc.index < len(lines)
-            else ""
-        )
-        print(f"error: {where}{exc}", file=sys.stderr)
-        return 2
-
-    def line(index: int) -> int:
-        return lines[index] if 0 <= index < len(lines) else 0
-
-    if args.format == "json":
-        print(
-            json.dumps(
-                {
-                    "protocol": run.version,
-                    "rules": [r.id for r in run.rules],
-                    "violations": [{**asdict(v), "line": line(v.index)} for v in found],
-                },
-                indent=2,
-                ensure_ascii=False,
-            )
-        )
-    else:
-        for v in found:
-            print(
-                f"{args.file}:{line(v.index)}: message {v.index}: {v.level} {v.rule}: "
-                f'{v.message}. Spec: "{v.sentence}"'
-            )
-        must = sum(v.level == "MUST" for v in found)
-        print(
-            f"{len(found)} finding(s), {must} MUST broken; protocol v{run.version}, "
-            f"{len(run.rules)} rules checked",
-            file=sys.stderr,
-        )
-    return 1 if any(v.level == "MUST" for v in found) else 0
-
-
-# -- replaying a recorded stream into a SessionState -------------------------------------
-
-
-def _update_of(record: Any) -> Any:
-    """The update in one JSONL record: a ``session/update`` notification, its params, or
-    the bare update."""
-    if isinstance(record, dict) and "method" in record:
-        if record["method"] != "session/update":
-            raise ValueError(f"method {record['method']!r} is not session/update")
-        record = record.get("params")
-    if isinstance(record, dict) and "update" in record and "sessionUpdate" not in record:
-        record = record["update"]
-    if not isinstance(record, dict):
-        raise TypeError("not a session/update notification, its params or an update")
-    return record
-
-
-def replay(cls: type[SessionState], argv: list[str]) -> int:
-    """``python -m <package>.state [--json] FILE.jsonl``: replay a recorded stream.
-
-    Each non-blank line is one JSON record: a whole ``session/update`` notification, its
-    ``params`` (``{"sessionId": ..., "update": {...}}``) or a bare update. The final state
-    is printed as its repr, or with ``--json`` as `to_dict`. A file that cannot be read or
-    a line that does not decode prints one line (``FILE:LINE: why``) and returns 2.
-    """
-    as_json = argv[:1] == ["--json"]
-    if len(argv) != 1 + as_json:
-        module = cls.ENCODE.__module__.replace(".codec", ".state")  # not __main__
-        print(f"usage: python -m {module} [--json] FILE.jsonl", file=sys.stderr)
-        return 2
-    path, state = argv[-1], cls()
-    try:
-        records, lines = read(path)
-    except TranscriptError as exc:  # unreadable, or a line that is not JSON
-        print(exc, file=sys.stderr)
-        return 2
-    for record, number in zip(records, lines, strict=True):
-        try:
-            state.apply(cls.DECODE(json.dumps(_update_of(record))))
-        except (TypeError, ValueError) as exc:  # a bad record, or a DecodeError
-            print(f"{path}:{number}: {str(exc).splitlines()[0]}", file=sys.stderr)
-            return 2
-    print(json.dumps(state.to_dict(), indent=2) if as_json else repr(state))
-    return 0

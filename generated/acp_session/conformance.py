@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from . import _conformance
+from . import _conformance, _transcript
 from ._conformance import RULES, ConformanceError, Rule, TranscriptError, Violation
 from .codec import decode_update
 from .state import SessionState
@@ -65,8 +65,9 @@ def assert_conformant(
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
-    """The command line: ``python -m <package>.conformance FILE.jsonl [--format json]``."""
-    return _conformance.main(Checker, argv, prog)
+    """The command line: ``python -m <package>.conformance FILE.jsonl [--format json]``
+    (``--help`` lists the options and exit statuses)."""
+    return _transcript.check_command(Checker, argv, prog)
 
 
 if __name__ == "__main__":

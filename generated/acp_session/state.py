@@ -414,6 +414,6 @@ class SessionState(_state.SessionState):
 if __name__ == "__main__":  # python -m <package>.state [--json] FILE.jsonl
     import sys
 
-    from ._conformance import replay
+    from ._transcript import replay_command
 
-    sys.exit(replay(SessionState, sys.argv[1:]))
+    sys.exit(replay_command(SessionState, sys.argv[1:]))
