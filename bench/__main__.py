@@ -23,6 +23,7 @@ from . import (
     forward,
     patterns,
     pydantic_target,
+    recordings,
     reducer,
     report,
     scaling,
@@ -30,7 +31,7 @@ from . import (
 )
 from .packages import DMC_FORMATTERS, read_lines, workspace
 
-SECTIONS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13")
+SECTIONS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14")
 MIN_ROUNDS = 15
 
 
@@ -59,7 +60,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args.only = {s.strip() for s in args.only.split(",") if s.strip()}
     unknown = args.only - set(SECTIONS)
     if unknown:
-        parser.error(f"--only: no figure {', '.join(sorted(unknown))} (figures: 1-13)")
+        parser.error(f"--only: no figure {', '.join(sorted(unknown))} (figures: 1-14)")
     if not args.smoke and args.rounds < MIN_ROUNDS:
         parser.error(f"--rounds must be at least {MIN_ROUNDS} (use --smoke for a quick check)")
     return args
@@ -93,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
             ("11", lambda: dataclasses_target.figure(ws, lines, rounds)),
             ("12", lambda: [patterns.figure(ws, rounds, args.smoke)]),
             ("13", lambda: [conformance.figure(ws, rounds, args.smoke)]),
+            ("14", lambda: [recordings.figure(ws, rounds, args.smoke)]),
         ]
         for key, run in steps:
             if key in args.only or (key == "2" and "3" in args.only):

@@ -115,7 +115,8 @@ def interleave(
 @dataclass(frozen=True)
 class Goal:
     """What a row must show: `faster` means peer/ours >= value, `time` ours/peer <= value,
-    `absolute` ours median <= value seconds, `count` at most value messages counted."""
+    `absolute` ours median <= value seconds, `count` at most value messages counted,
+    `memory` ours/peer <= value in bytes."""
 
     kind: str
     value: float
@@ -125,6 +126,8 @@ class Goal:
             return f">= {self.value:g}x faster"
         if self.kind == "time":
             return f"<= {self.value:g}x its time"
+        if self.kind == "memory":
+            return f"<= {self.value:g}x its memory"
         if self.kind == "count":
             return "none" if self.value == 0 else f"<= {self.value:g} messages"
         return f"<= {self.value * 1000:g} ms"
@@ -172,6 +175,8 @@ class Row:
             return f"{n} of {total} messages, {share:.0%} of the decode time"
         if self.peer is None:
             return f"{ms(self.ours.median)} (min {ms(self.ours.min)})"
+        if self.goal is not None and self.goal.kind == "memory":
+            return f"{1 / self.speedup:.2f}x its memory (min {1 / self.speedup_min:.2f}x)"
         if self.goal is not None and self.goal.kind == "time" or self.speedup < 1:
             return f"{1 / self.speedup:.2f}x its time (min {1 / self.speedup_min:.2f}x)"
         return f"{self.speedup:.1f}x faster (min {self.speedup_min:.1f}x)"

@@ -254,3 +254,13 @@ def test_any_valid_recording_reads_as_json_loads_reads_its_lines(
 @pytest.fixture(scope="module")
 def transcript_module(package: ModuleType) -> ModuleType:
     return importlib.import_module(package.__name__ + "._transcript")
+
+
+def test_a_path_quotes_keys_that_are_not_names(package: ModuleType) -> None:
+    # Repair and error paths print as they are: a key with a NUL, a dot or a quote is
+    # written as JSON writes it, so the path reads back unambiguously and prints no
+    # control character.
+    render = importlib.import_module(package.__name__ + "._read").render
+    at = (((None, "update"), "a\x00b.c"), 2)
+    assert render(at) == '$.update["a\\u0000b.c"][2]'
+    assert render((None, "_meta")) == "$._meta"
