@@ -264,3 +264,19 @@ def test_a_path_quotes_keys_that_are_not_names(package: ModuleType) -> None:
     at = (((None, "update"), "a\x00b.c"), 2)
     assert render(at) == '$.update["a\\u0000b.c"][2]'
     assert render((None, "_meta")) == "$._meta"
+
+
+def test_a_state_without_history_reduces_alike(package: ModuleType) -> None:
+    updates = [
+        CHUNK,
+        {**CHUNK, "content": {"type": "text", "text": " there"}},
+        {"sessionUpdate": "hologram", "x": 1},
+        {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"},
+    ]
+    kept, lean = package.SessionState(), package.SessionState(history=False)
+    for update in updates:
+        decoded = package.decode_update(json.dumps(update))
+        kept.apply(decoded)
+        lean.apply(decoded)
+    assert lean.to_dict() == kept.to_dict()
+    assert len(list(kept.replay())) == 4 and list(lean.replay()) == []
