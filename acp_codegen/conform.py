@@ -20,6 +20,7 @@ from . import emit
 from .console import handles_bad_input
 from .errors import UsageError
 from .pipeline import Job, generate
+from .targets import TARGETS
 
 __all__ = ["conformance_command"]
 
@@ -45,6 +46,13 @@ def default_schema() -> Path:
     "--schema",
     type=click.Path(path_type=Path, dir_okay=False),
     help="Check with the package of this schema. [default: the schema acp-codegen ships]",
+)
+@click.option(
+    "--target",
+    type=click.Choice(tuple(TARGETS)),
+    default="msgspec",
+    show_default=True,
+    help="Model library of the package that checks.",
 )
 @click.option(
     "--format",
@@ -74,6 +82,7 @@ def default_schema() -> Path:
 def conformance_command(
     transcript: Path,
     schema: Path | None,
+    target: str,
     fmt: str,
     protocol: str | None,
     partial: bool,
@@ -97,7 +106,7 @@ def conformance_command(
     argv += ["--partial"] if partial else []
     argv += ["--max-line", max_line]
     notes: list[str] = []
-    files = generate(Job(schema, Path(PACKAGE), PACKAGE, formatter="none"), notes)
+    files = generate(Job(schema, Path(PACKAGE), PACKAGE, target=target, formatter="none"), notes)
     if "conformance.py" not in files:
         why = notes[-1] if notes else "the schema describes no SessionState"
         raise UsageError(f"nothing to check against: {why}")
