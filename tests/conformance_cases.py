@@ -119,9 +119,18 @@ RUNS_T1 = update(
     content=[{"type": "terminal", "terminalId": "t1"}],
 )
 LOAD = request(5, "session/load", sessionId="s", cwd="/", mcpServers=[])
+
+
+def task(sender: str | None = "s", message: str = "m1") -> Message:
+    """The task the parent gives child c1, as the child's incoming message."""
+    participants = {} if sender is None else {"senderSessionId": sender}
+    return update("session_message", "c1", messageId=message, content=[text("go")], **participants)
+
+
 #: a child works and ends, while its parent mirrors only its start
 CHILD_RUNS = [
     update("subagent_update", sessionId="c1", title="Helper"),
+    task(),
     state("running", "c1"),
     update("subagent_update", sessionId="c1", state={"state": "running"}),
     idle(session="c1"),
@@ -271,12 +280,7 @@ CASES = (
     Case(
         "subagent.task",
         [update("subagent_update", sessionId="c1"), user("task", session="c1")],
-        [
-            update("subagent_update", sessionId="c1"),
-            update(
-                "session_message", "c1", messageId="task", senderSessionId="s", content=[text("go")]
-            ),
-        ],
+        [update("subagent_update", sessionId="c1"), task()],
     ),
     Case(
         "subagent.mirror",

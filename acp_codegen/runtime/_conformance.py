@@ -222,10 +222,8 @@ LIFECYCLE = {
 CANCELLED_CODE = -32800
 #: Entity kinds whose content is foreground progress, and the kinds the rules read.
 CONTENT_KINDS = ("agent_message", "agent_thought")
-TOOL, USER = "tool_call", "user_message"
+TOOL, USER, TERMINAL = "tool_call", "user_message", "terminal"
 SUBAGENT, SESSION_MESSAGE = "subagent", "session_message"
-#: Kinds a history replay re-sends: content that shows the replay is still going on.
-HISTORY_KINDS = (*CONTENT_KINDS, USER, SESSION_MESSAGE)
 ERROR, CANCELLED = "error", "cancelled"
 _MISS = object()
 _OTHER_SIDE = {"agent": "client", "client": "agent"}
@@ -284,7 +282,8 @@ class _Prompt:
         self.candidate: tuple[int, str] | None = None
         self.covered = False  # by a session/cancel sent before its response
         self.echoed = False  # a new user message came while it was the only open prompt
-        self.custom: int | None = None  # an unadvertised state stood in for an active one
+        #: (index, tag) of an unadvertised state that stood in for an active one
+        self.custom: tuple[int, str] | None = None
         self.reported = False  # a start finding of its interval already covers it
 
 
@@ -344,6 +343,19 @@ class _Session:
         self.last: tuple[int, str] | None = None  # (index, tag) of its latest state snapshot
 
 
+class _Child:
+    """A subagent session as its parent's subagent_update calls announce it."""
+
+    __slots__ = ("mirrored", "parent", "task", "told", "worked")
+
+    def __init__(self, parent: Any) -> None:
+        self.parent = parent
+        self.mirrored: str | None = None  # the state tag the parent last gave for it
+        self.task = False  # the child's transcript has an incoming session-directed message
+        self.told = False  # a subagent.task finding already names it
+        self.worked: int | None = None  # its first foreground work after the announcement
+
+
 def _key(value: Any) -> Any:
     return (type(value).__name__, value)  # 1 and "1" are different JSON-RPC IDs
 
@@ -379,8 +391,7 @@ class Checker:
         self._open: dict[tuple[str, Any], tuple[str, Any, Any]] = {}  # (sender, id) -> request
         #: every key and string of the client's capabilities; None: no initialize seen
         self._advertised: set[str] | None = None
-        #: child session ID -> [parent session ID, the state tag the parent last mirrored]
-        self._children: dict[Any, list[Any]] = {}
+        self._children: dict[Any, _Child] = {}  # by the child's session ID
         self._handlers: dict[type[Any], Any] = self._compile(rules)
 
     @property
@@ -404,7 +415,7 @@ class Checker:
         self._item_kinds = {key: min(k) for key, k in kinds.items() if len(k) == 1}
         #: the attribute by which tool call content points at a terminal
         self._terminal_key = next(
-            (k for k, kind in self._item_kinds.items() if kind == "terminal"), ""
+            (k for k, kind in self._item_kinds.items() if kind == TERMINAL), ""
         )
         self._finished = {r.kind: r.finished for r in rules.entities.values() if r.finished}
         self._stops = {rule.stop for rule in rules.snapshots.values() if rule.stop}
@@ -499,17 +510,29 @@ class Checker:
                     if message_id not in s.users:
                         self._add(index, "prompt.echo", f"no user_message for {message_id!r}")
                 self._unfinished(s)
-            for child, (parent, mirrored) in self._children.items():
-                last = self._sessions[child].last if child in self._sessions else None
-                if last is not None and last[1] != mirrored:
-                    self._add(
-                        last[0],
-                        "subagent.mirror",
-                        f"the child session {child!r} ends {last[1]!r}, but its parent "
-                        f"{parent!r} last mirrored {mirrored!r} in subagent_update.state",
-                    )
+            for ident, child in self._children.items():
+                self._child_done(ident, child)
         selected = {rule.id for rule in self.rules}
         return sorted((v for v in self.found if v.rule in selected), key=lambda v: v.index)
+
+    def _child_done(self, ident: Any, child: _Child) -> None:
+        """What a complete recording shows of one subagent, from both transcripts."""
+        if child.worked is not None and not child.task and not child.told:
+            self._add(
+                child.worked,
+                "subagent.task",
+                f"the child session {ident!r} works, but its transcript has no incoming "
+                "session_message: the task its parent gave it",
+            )
+        s = self._sessions.get(ident)
+        last = s.last if s is not None else None
+        if last is not None and last[1] != child.mirrored:
+            self._add(
+                last[0],
+                "subagent.mirror",
+                f"the child session {ident!r} ends {last[1]!r}, but its parent "
+                f"{child.parent!r} last mirrored {child.mirrored!r} in subagent_update.state",
+            )
 
     def _unfinished(self, s: _Session) -> None:
         """What a complete recording leaves undone in one session."""
@@ -680,6 +703,7 @@ class Checker:
         if s.replay:
             self._replayed(s)
             return
+        self._worked(s)
         if s.flagged:
             return
         state = s.state
@@ -744,6 +768,22 @@ class Checker:
     def _history(self, s: _Session, update: Any) -> None:
         if s.replay:
             self._replayed(s)
+        child = self._children.get(s.id)
+        if child is not None and not child.task:
+            sender = getattr(update, "sender_session_id", None)
+            recipient = getattr(update, "recipient_session_id", None)
+            # incoming: not sent by the child itself, nor addressed to another session
+            child.task = sender in (child.parent, None, self._unset) and recipient in (
+                s.id,
+                None,
+                self._unset,
+            )
+
+    def _worked(self, s: _Session) -> None:
+        """Foreground work shows in a session: a child's first work is noted."""
+        child = self._children.get(s.id)
+        if child is not None and child.worked is None:
+            child.worked = self._index
 
     def _live(self, s: _Session, update: Any) -> None:
         if s.replay and s.notice is None:
@@ -762,6 +802,7 @@ class Checker:
                 if len(open_prompts) == 1:
                     open_prompts[0].echoed = True
                 elif not open_prompts and s.id in self._children:
+                    self._children[s.id].told = True
                     self._add(
                         self._index,
                         "subagent.task",
@@ -831,22 +872,24 @@ class Checker:
                 if isinstance(terminal, str):
                     s.refs.setdefault(tool, set()).add(terminal)
 
-    def _mirrored(self, s: _Session, child: Any, update: Any, fields: list[str]) -> None:
+    def _mirrored(self, s: _Session, ident: Any, update: Any, fields: list[str]) -> None:
         """A subagent association: remember the parent, and the child state it mirrors."""
-        mirror = self._children.setdefault(child, [s.id, None])
-        mirror[0] = s.id
+        child = self._children.get(ident)
+        if child is None:
+            child = self._children[ident] = _Child(s.id)
+        child.parent = s.id
         for name in fields:
             value = getattr(update, name, self._unset)
             if value is None:  # cleared
-                mirror[1] = None
+                child.mirrored = None
             elif value is not self._unset:
                 tag = self._tag_of(value)
                 if tag is not None:
-                    mirror[1] = tag
+                    child.mirrored = tag
 
     def _state_factory(self, tag: str, stop: str | None) -> Callable[[_Session, Any], None]:
         rule = self._rules.state
-        idle, busy = (rule.idle, rule.busy) if rule is not None else ("", "")
+        idle, busy, unknown = (rule.idle, rule.busy, rule.unknown) if rule else ("", "", "")
         unset = self._unset
 
         def state(s: _Session, update: Any) -> None:
@@ -859,20 +902,23 @@ class Checker:
                 resume[0] = self._index
             name = tag if tag != busy else str(getattr(update, "tag", busy))
             s.last = (self._index, name)
-            if tag == busy:  # an unrecognised state is never a violation by itself
-                if self._advertised is None or name not in self._advertised:
-                    s.custom = (self._index, name)  # it stands in for no standard state
-                    for prompt in s.prompts.values():
-                        if not prompt.active and prompt.custom is None:
-                            prompt.custom = s.custom
-                    return
-            else:
-                s.custom = None
+            # An unrecognised state is never a violation by itself; unless the client
+            # advertised it, it stands in for no standard state, which may be due later.
+            if tag == busy and (self._advertised is None or name not in self._advertised):
+                s.custom = (self._index, name)
+                for prompt in s.prompts.values():
+                    if not prompt.active and prompt.custom is None:
+                        prompt.custom = s.custom
+                return
+            s.custom = None
+            if tag != busy:
                 self._background(s, getattr(update, "background", unset), initial)
             if initial and tag == idle:  # a loaded or resumed session at rest: no completion
                 s.state, s.cancelled = tag, None
                 return
             if tag != idle:
+                if tag != unknown:  # not a loss of sight: work
+                    self._worked(s)
                 if s.state == "idle" or (s.state == "requires_action" and tag == "running"):
                     s.flagged = False
                 s.state, s.cancelled = tag, None
@@ -982,7 +1028,7 @@ class Checker:
                 )
         for ident in listed:
             if ident[0] == TOOL:
-                shown = [t for t in sorted(s.refs.get(ident[1], ())) if ("terminal", t) in listed]
+                shown = [t for t in sorted(s.refs.get(ident[1], ())) if (TERMINAL, t) in listed]
                 if shown:
                     self._once(
                         s,
