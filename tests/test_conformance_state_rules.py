@@ -257,15 +257,21 @@ def test_a_child_that_works_with_no_task_message(pkg: ModuleType) -> None:
 
 
 def test_a_task_without_a_sender_and_a_mirrored_end_keep_the_rules(pkg: ModuleType) -> None:
-    """Without evidence of the sender the agent leaves it out, and that is the task."""
+    """Without evidence of the sender the agent leaves it out, and that is the task; the
+    child's transcript may start before its parent announces it."""
     stream = [
-        update("subagent_update", sessionId="c1"),
         task(sender=None),
         state("running", "c1"),
+        update("subagent_update", sessionId="c1"),
         idle(session="c1"),
         update("subagent_update", sessionId="c1", state={"state": "idle"}),
     ]
     assert findings(pkg, stream) == []
+    # a message the child sends is not its task
+    outgoing = update("session_message", "c1", messageId="m2", senderSessionId="c1")
+    assert [v[:2] for v in findings(pkg, [outgoing, *stream[1:]])] == seen(
+        pkg, [(1, "subagent.task")]
+    )
 
 
 # -- false reports that are gone -------------------------------------------------------

@@ -302,6 +302,7 @@ class _Session:
         "id",
         "inserted",
         "last",
+        "messaged",
         "notice",
         "prompts",
         "replay",
@@ -312,6 +313,7 @@ class _Session:
         "synced",
         "told",
         "users",
+        "worked",
     )
 
     def __init__(self, ident: Any) -> None:
@@ -341,19 +343,19 @@ class _Session:
         self.told: set[tuple[str, Any]] = set()  # (rule, item) already reported
         self.refs: dict[str, set[str]] = {}  # tool call ID -> terminals its content shows
         self.last: tuple[int, str] | None = None  # (index, tag) of its latest state snapshot
+        self.worked: int | None = None  # where foreground work first showed
+        self.messaged = False  # a session-directed message came in from another session
 
 
 class _Child:
     """A subagent session as its parent's subagent_update calls announce it."""
 
-    __slots__ = ("mirrored", "parent", "task", "told", "worked")
+    __slots__ = ("mirrored", "parent", "told")
 
     def __init__(self, parent: Any) -> None:
         self.parent = parent
         self.mirrored: str | None = None  # the state tag the parent last gave for it
-        self.task = False  # the child's transcript has an incoming session-directed message
         self.told = False  # a subagent.task finding already names it
-        self.worked: int | None = None  # its first foreground work after the announcement
 
 
 def _key(value: Any) -> Any:
@@ -517,15 +519,17 @@ class Checker:
 
     def _child_done(self, ident: Any, child: _Child) -> None:
         """What a complete recording shows of one subagent, from both transcripts."""
-        if child.worked is not None and not child.task and not child.told:
+        s = self._sessions.get(ident)
+        if s is None:  # the child's own transcript is not in the recording
+            return
+        if s.worked is not None and not s.messaged and not child.told:
             self._add(
-                child.worked,
+                s.worked,
                 "subagent.task",
                 f"the child session {ident!r} works, but its transcript has no incoming "
                 "session_message: the task its parent gave it",
             )
-        s = self._sessions.get(ident)
-        last = s.last if s is not None else None
+        last = s.last
         if last is not None and last[1] != child.mirrored:
             self._add(
                 last[0],
@@ -768,22 +772,14 @@ class Checker:
     def _history(self, s: _Session, update: Any) -> None:
         if s.replay:
             self._replayed(s)
-        child = self._children.get(s.id)
-        if child is not None and not child.task:
+        if not s.messaged:  # incoming: neither sent by this session nor sent elsewhere
             sender = getattr(update, "sender_session_id", None)
             recipient = getattr(update, "recipient_session_id", None)
-            # incoming: not sent by the child itself, nor addressed to another session
-            child.task = sender in (child.parent, None, self._unset) and recipient in (
-                s.id,
-                None,
-                self._unset,
-            )
+            s.messaged = sender != s.id and recipient in (s.id, None, self._unset)
 
     def _worked(self, s: _Session) -> None:
-        """Foreground work shows in a session: a child's first work is noted."""
-        child = self._children.get(s.id)
-        if child is not None and child.worked is None:
-            child.worked = self._index
+        if s.worked is None:
+            s.worked = self._index
 
     def _live(self, s: _Session, update: Any) -> None:
         if s.replay and s.notice is None:
