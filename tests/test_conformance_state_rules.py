@@ -267,6 +267,17 @@ def test_a_task_without_a_sender_and_a_mirrored_end_keep_the_rules(pkg: ModuleTy
         update("subagent_update", sessionId="c1", state={"state": "idle"}),
     ]
     assert findings(pkg, stream) == []
+    # the user may prompt a child: that work needs no task from the parent
+    prompted = [
+        update("subagent_update", sessionId="c1"),
+        prompt(session="c1"),
+        state("running", "c1"),
+        user(session="c1"),
+        ok(messageId="u1"),
+        idle(session="c1"),
+        update("subagent_update", sessionId="c1", state={"state": "idle"}),
+    ]
+    assert findings(pkg, prompted) == []
     # a message the child sends is not its task
     outgoing = update("session_message", "c1", messageId="m2", senderSessionId="c1")
     assert [v[:2] for v in findings(pkg, [outgoing, *stream[1:]])] == seen(

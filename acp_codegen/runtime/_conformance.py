@@ -350,12 +350,11 @@ class _Session:
 class _Child:
     """A subagent session as its parent's subagent_update calls announce it."""
 
-    __slots__ = ("mirrored", "parent", "told")
+    __slots__ = ("mirrored", "parent")
 
     def __init__(self, parent: Any) -> None:
         self.parent = parent
         self.mirrored: str | None = None  # the state tag the parent last gave for it
-        self.told = False  # a subagent.task finding already names it
 
 
 def _key(value: Any) -> Any:
@@ -522,7 +521,8 @@ class Checker:
         s = self._sessions.get(ident)
         if s is None:  # the child's own transcript is not in the recording
             return
-        if s.worked is not None and not s.messaged and not child.told:
+        # a user message (a prompt to the child, or the task misreported) explains its work
+        if s.worked is not None and not s.messaged and not s.users and not s.inserted:
             self._add(
                 s.worked,
                 "subagent.task",
@@ -798,7 +798,6 @@ class Checker:
                 if len(open_prompts) == 1:
                     open_prompts[0].echoed = True
                 elif not open_prompts and s.id in self._children:
-                    self._children[s.id].told = True
                     self._add(
                         self._index,
                         "subagent.task",
