@@ -224,6 +224,8 @@ CANCELLED_CODE = -32800
 CONTENT_KINDS = ("agent_message", "agent_thought")
 TOOL, USER, TERMINAL = "tool_call", "user_message", "terminal"
 SUBAGENT, SESSION_MESSAGE = "subagent", "session_message"
+#: a session-directed message's participants (senderSessionId, recipientSessionId)
+SENDER, RECIPIENT = "sender_session_id", "recipient_session_id"
 ERROR, CANCELLED = "error", "cancelled"
 _MISS = object()
 _OTHER_SIDE = {"agent": "client", "client": "agent"}
@@ -544,7 +546,7 @@ class Checker:
             if prompt.answered and not prompt.reported:
                 if prompt.custom is not None:
                     self._unadvertised(
-                        prompt.custom, f"the accepted prompt of message {prompt.index}", "running"
+                        prompt.custom, f"the accepted prompt of message {prompt.index}"
                     )
                 else:
                     self._add(
@@ -730,7 +732,7 @@ class Checker:
         for prompt in s.prompts.values():
             prompt.reported = True  # the same missing active state: not reported again
         if s.custom is not None:
-            self._unadvertised(s.custom, what, "running")
+            self._unadvertised(s.custom, what)
         else:
             rule = "turns.boundary" if s.after_idle else "foreground.start"
             self._add(self._index, rule, f"{what} while the session is idle")
@@ -739,7 +741,7 @@ class Checker:
         """Foreground progress shows while the work is blocked on the user."""
         s.flagged = True
         if s.custom is not None:
-            self._unadvertised(s.custom, what, "running")
+            self._unadvertised(s.custom, what)
         else:
             self._add(
                 self._index,
@@ -747,14 +749,14 @@ class Checker:
                 f"{what} while the session requires action, with no running first",
             )
 
-    def _unadvertised(self, custom: tuple[int, str], what: str, needed: str) -> None:
+    def _unadvertised(self, custom: tuple[int, str], what: str) -> None:
         """A state the client never advertised stood where a standard one was due; a note
         when the recording has no initialize to say what the client advertised."""
         self._add(
             self._index,
             "state.standard",
             f"{what} after the state {custom[1]!r} (message {custom[0]}), "
-            f"which the client did not advertise, where {needed} is required",
+            "which the client did not advertise, where running is required",
             None if self._advertised is not None else NOTE,
         )
 
@@ -773,8 +775,8 @@ class Checker:
         if s.replay:
             self._replayed(s)
         if not s.messaged:  # incoming: neither sent by this session nor sent elsewhere
-            sender = getattr(update, "sender_session_id", None)
-            recipient = getattr(update, "recipient_session_id", None)
+            sender = getattr(update, SENDER, None)
+            recipient = getattr(update, RECIPIENT, None)
             s.messaged = sender != s.id and recipient in (s.id, None, self._unset)
 
     def _worked(self, s: _Session) -> None:
@@ -961,9 +963,7 @@ class Checker:
                 "in idle with no running or requires_action",
             )
         else:
-            self._unadvertised(
-                prompt.custom, f"the accepted prompt of message {prompt.index}", "running"
-            )
+            self._unadvertised(prompt.custom, f"the accepted prompt of message {prompt.index}")
 
     def _stop(self, s: _Session, reason: Any) -> None:
         if (
