@@ -62,6 +62,10 @@ def seen(pkg: ModuleType, expected: list[tuple[Any, ...]]) -> list[tuple[Any, ..
     return [found for found in expected if found[1] in selected]
 
 
+def knows_subagents(pkg: ModuleType) -> bool:
+    return "subagent.mirror" in {rule.id for rule in pkg.Checker().rules}
+
+
 RESUME = request(7, "session/resume", sessionId="s", cwd="/")
 W1 = listed(("tool_call", "w1"))
 
@@ -81,7 +85,8 @@ BREAKS = {
             2,
             "background.resend",
             "SHOULD",
-            "terminal 't1' finished, and no later snapshot removes it from the background list",
+            "the work of terminal 't1' ended, and no later snapshot removes it from the "
+            "background list",
         )
     ],
     "state.standard": [
@@ -223,6 +228,38 @@ def test_an_idle_without_stop_reason_after_requires_action(pkg: ModuleType) -> N
     ]
     # a repeated idle without a stop reason is no transition
     assert findings(pkg, [*STARTED, idle(), idle(None)]) == []
+
+
+def test_a_listed_child_that_goes_quiet_should_leave_the_list(pkg: ModuleType) -> None:
+    """A background child is listed while it has anything running: once it is idle with
+    no background of its own, its work has ended."""
+    c1 = listed(("subagent", "c1"))
+    stream = [
+        update("subagent_update", sessionId="c1"),
+        task(),
+        state("running", "c1", background=[]),
+        idle(None, background=c1),
+        idle(session="c1", background=[]),
+        update("subagent_update", sessionId="c1", state={"state": "idle", "background": []}),
+    ]
+    resend = (
+        4,
+        "background.resend",
+        "SHOULD",
+        "the work of subagent 'c1' ended, and no later snapshot removes it from the "
+        "background list",
+    )
+    # a package without subagents cannot tell what the listed child is doing
+    assert findings(pkg, stream) == ([resend] if knows_subagents(pkg) else [])
+    assert findings(pkg, [*stream, idle(None, background=[])]) == []
+    # an idle child with background work of its own stays listed
+    busy = [
+        *stream[:4],
+        terminal("t1", "c1", command="top"),
+        idle(session="c1", background=T1),
+        update("subagent_update", sessionId="c1", state={"state": "idle", "background": T1}),
+    ]
+    assert findings(pkg, busy) == []
 
 
 def test_a_notice_after_the_last_replayed_content_may_be_new(pkg: ModuleType) -> None:

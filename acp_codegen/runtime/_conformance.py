@@ -559,8 +559,8 @@ class Checker:
             self._add(
                 index,
                 "background.resend",
-                f"{ident[0]} {ident[1]!r} finished, and no later snapshot removes it "
-                "from the background list",
+                f"the work of {ident[0]} {ident[1]!r} ended, and no later snapshot removes "
+                "it from the background list",
             )
 
     # -- envelopes ----------------------------------------------------------------------
@@ -883,6 +883,20 @@ class Checker:
                 tag = self._tag_of(value)
                 if tag is not None:
                     child.mirrored = tag
+                    self._child_state(ident, tag, getattr(value, "background", self._unset))
+
+    def _child_state(self, ident: Any, tag: str, background: Any) -> None:
+        """A child's state, from its own stream or its parent's mirror. A listed child is
+        background work until it is idle with nothing of its own in the background: then
+        its work has ended, and the parent's list should drop it."""
+        parent = self._sessions.get(self._children[ident].parent)
+        item = (SUBAGENT, ident)
+        if parent is None or parent.background is None or item not in parent.background:
+            return
+        if self._rules.state is not None and tag == self._rules.state.idle and background == []:
+            parent.ended.setdefault(item, self._index)
+        else:
+            parent.ended.pop(item, None)
 
     def _state_factory(self, tag: str, stop: str | None) -> Callable[[_Session, Any], None]:
         rule = self._rules.state
@@ -910,6 +924,8 @@ class Checker:
             s.custom = None
             if tag != busy:
                 self._background(s, getattr(update, "background", unset), initial)
+            if s.id in self._children:
+                self._child_state(s.id, tag, getattr(update, "background", unset))
             if initial and tag == idle:  # a loaded or resumed session at rest: no completion
                 s.state, s.cancelled = tag, None
                 return
