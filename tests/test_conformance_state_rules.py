@@ -353,6 +353,13 @@ def test_items_a_loaded_session_lists_first_need_no_announcement(pkg: ModuleType
     ]
 
 
+def test_after_a_failed_load_snapshots_are_live_again(pkg: ModuleType) -> None:
+    failed = [LOAD, {"jsonrpc": "2.0", "id": 5, "error": {"code": -32002, "message": "gone"}}]
+    assert [v[:2] for v in findings(pkg, [*failed, idle(None, background=T1)])] == [
+        (2, "background.announce")
+    ]
+
+
 def test_a_resume_idle_with_a_stop_reason_is_no_completion(pkg: ModuleType) -> None:
     """Work cancelled before a reconnect: the resume snapshot's last stop reason is
     context, not the idle that confirms the cancellation."""

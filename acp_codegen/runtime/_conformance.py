@@ -635,7 +635,7 @@ class Checker:
         if method in ("session/load", "session/resume"):
             s.replay = max(0, s.replay - 1)
             s.notice = None  # a notice after the last replayed content may be a new one
-            if s.synced:  # the snapshot came during the request: later ones are live
+            if s.synced or "error" in message:  # later snapshots are live ones
                 s.initial = False
             resume = s.resumes.pop(_key(message.get("id")), None)
             if resume is not None and resume[0] is None and "error" not in message:
