@@ -97,6 +97,46 @@ EXIT = {"exitCode": 0}
 STARTED = [prompt(), state("running"), user(), ok(messageId="u1")]
 
 
+def initialize(capabilities: dict[str, Any] | None = None) -> list[Message]:
+    """The client's initialize, advertising `capabilities`, and the agent's answer."""
+    asked = request(0, "initialize", protocolVersion=2, clientCapabilities=capabilities or {})
+    return [asked, ok(0, protocolVersion=2)]
+
+
+def notice(title: str = "Reconnected") -> Message:
+    return update("notice", severity="info", title=title)
+
+
+DONE = {"exitStatus": EXIT}
+T1 = listed(("terminal", "t1"))
+BOTH = listed(("terminal", "t1"), ("tool_call", "w1"))
+#: a tool call whose output is the terminal it runs, still in progress
+RUNS_T1 = update(
+    "tool_call_update",
+    toolCallId="w1",
+    title="Dev server",
+    status="in_progress",
+    content=[{"type": "terminal", "terminalId": "t1"}],
+)
+LOAD = request(5, "session/load", sessionId="s", cwd="/", mcpServers=[])
+
+
+def task(sender: str | None = "s", message: str = "m1") -> Message:
+    """The task the parent gives child c1, as the child's incoming message."""
+    participants = {} if sender is None else {"senderSessionId": sender}
+    return update("session_message", "c1", messageId=message, content=[text("go")], **participants)
+
+
+#: a child works and ends, while its parent mirrors only its start
+CHILD_RUNS = [
+    update("subagent_update", sessionId="c1", title="Helper"),
+    task(),
+    state("running", "c1"),
+    update("subagent_update", sessionId="c1", state={"state": "running"}),
+    idle(session="c1"),
+]
+
+
 class Case(NamedTuple):
     rule: str
     breaks: list[Message]
@@ -189,6 +229,63 @@ CASES = (
         "resume.snapshot",
         [request(7, "session/resume", sessionId="s", cwd="/"), ok(7)],
         [request(7, "session/resume", sessionId="s", cwd="/"), idle(None), ok(7)],
+    ),
+    Case(
+        "background.once",
+        [terminal("t1", command="npm run dev"), RUNS_T1, state("idle", background=BOTH)],
+        [terminal("t1", command="npm run dev"), RUNS_T1, state("idle", background=T1)],
+    ),
+    Case(
+        "background.resend",
+        [terminal("t1", command="sleep 1"), idle(None, background=T1), terminal("t1", **DONE)],
+        [
+            terminal("t1", command="sleep 1"),
+            idle(None, background=T1),
+            terminal("t1", **DONE),
+            idle(None, background=[]),
+        ],
+    ),
+    Case(
+        "state.standard",
+        [
+            *initialize(),
+            prompt(),
+            state("_acme_working"),
+            user(),
+            ok(messageId="u1"),
+            chunk(),
+            idle(),
+        ],
+        [
+            *initialize({"_meta": {"acme.dev/states": ["_acme_working"]}}),
+            prompt(),
+            state("_acme_working"),
+            user(),
+            ok(messageId="u1"),
+            chunk(),
+            idle(),
+        ],
+    ),
+    Case("idle.reason", [*STARTED, chunk(), idle(None)], [*STARTED, chunk(), idle()]),
+    Case(
+        "prompt.lifecycle",
+        [prompt(), user(), ok(messageId="u1")],
+        [prompt(), state("running"), user(), ok(messageId="u1"), idle()],
+    ),
+    Case(
+        "replay.live",
+        [LOAD, notice(), user(), chunk(), ok(5)],
+        [LOAD, user(), chunk(), ok(5), notice()],
+    ),
+    Case(
+        "subagent.task",
+        [update("subagent_update", sessionId="c1"), user("task", session="c1")],
+        [update("subagent_update", sessionId="c1"), task()],
+    ),
+    Case(
+        "subagent.mirror",
+        CHILD_RUNS,
+        [*CHILD_RUNS, update("subagent_update", sessionId="c1", state={"state": "idle"})],
     ),
     Case(
         "entity.reuse",

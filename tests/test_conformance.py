@@ -74,7 +74,10 @@ def rules(found: list[Any], level: str | None = None) -> list[str]:
 @pytest.mark.parametrize("case", CASES, ids=[c.rule for c in CASES])
 def test_each_rule_has_a_breaking_and_a_keeping_transcript(pkg: ModuleType, case: Case) -> None:
     found = pkg.check(case.breaks)
-    assert set(rules(found)) == {case.rule}, found
+    if case.rule in {r.id for r in pkg.Checker().rules}:
+        assert set(rules(found)) == {case.rule}, found
+    else:  # a rule on updates the package does not know (subagents, say) sees nothing
+        assert found == []
     assert pkg.check(case.keeps) == []
 
 
@@ -123,7 +126,7 @@ def test_should_and_notes_do_not_fail_assert_conformant(pkg: ModuleType) -> None
     pkg.assert_conformant(reopened)
     with pytest.raises(pkg.ConformanceError) as raised:
         pkg.assert_conformant(CASES[0].breaks)
-    assert rules(raised.value.violations) == ["foreground.start", "foreground.start"]
+    assert rules(raised.value.violations) == ["foreground.start"]
     assert "foreground.start" in str(raised.value)
 
 
@@ -205,12 +208,12 @@ def test_module_command_line(pkg: ModuleType, tmp_path: Path) -> None:
     proc = _run(["-m", f"{name}.conformance", str(bad)], root)
     assert proc.returncode == 1, proc.stderr
     lines = proc.stdout.splitlines()
-    assert len(lines) == 2 and all("MUST foreground.start" in line for line in lines)
+    assert len(lines) == 1 and all("MUST foreground.start" in line for line in lines)
     assert f"{bad}:4: message 3: " in lines[0] and '"When foreground work starts' in lines[0]
     proc = _run(["-m", f"{name}.conformance", str(bad), "--format", "json"], root)
     report = json.loads(proc.stdout)
     assert report["protocol"] == 2 and "foreground.start" in report["rules"]
-    assert [v["line"] for v in report["violations"]] == [4, 5]
+    assert [v["line"] for v in report["violations"]] == [4]
     good = _write(tmp_path / "good.jsonl", turn())
     assert _run(["-m", f"{name}.conformance", str(good)], root).returncode == 0
     should = _write(
@@ -248,7 +251,7 @@ def test_generator_command_checks_with_the_default_schema_or_another(tmp_path: P
     bad = _write(tmp_path / "bad.jsonl", CASES[0].breaks)
     proc = _run(["-m", "acp_codegen", "conformance", str(bad)], tmp_path)
     assert proc.returncode == 1, proc.stderr
-    assert proc.stdout.count("foreground.start") == 2
+    assert proc.stdout.count("foreground.start") == 1
     good = _write(tmp_path / "good.jsonl", turn())
     assert _run(["-m", "acp_codegen", "conformance", str(good)], tmp_path).returncode == 0
     corpus.require()

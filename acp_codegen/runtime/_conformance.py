@@ -32,6 +32,8 @@ class Rule(NamedTuple):
     state: bool = True
     #: where `sentence` comes from: the prompt-lifecycle page, or the package's schema
     source: str = "spec"
+    #: entity kinds the package must know for the rule to be seen
+    kinds: tuple[str, ...] = ()
 
 
 #: Every rule the checker sees, in the order the docs list them.
@@ -149,6 +151,56 @@ RULES = (
         "response, even when no replay was requested.",
     ),
     Rule(
+        "background.once",
+        "MUST",
+        "Process-backed work is listed as its terminal, and the Agent MUST NOT also list a "
+        "tool call whose only live work is a listed terminal.",
+    ),
+    Rule(
+        "background.resend",
+        "SHOULD",
+        "When background work starts or ends, the Agent SHOULD send a repeated state_update "
+        "with the current state and the updated list.",
+    ),
+    Rule(
+        "state.standard",
+        "MUST",
+        "Unless the Client has advertised support for a custom or future state, Agents MUST "
+        "still report running, requires_action, and idle where the state transitions "
+        "require them.",
+    ),
+    Rule(
+        "idle.reason",
+        "SHOULD",
+        "When an idle transition ends work, the Agent SHOULD include its stop reason, and "
+        "MUST use cancelled when confirming foreground cancellation.",
+    ),
+    Rule(
+        "prompt.lifecycle",
+        "MUST",
+        "Handling an accepted prompt, including a local slash command that performs no model "
+        "work, MUST use the foreground lifecycle.",
+    ),
+    Rule(
+        "replay.live",
+        "SHOULD",
+        "Live-only notices SHOULD NOT be replayed, even when preserved as unknown updates.",
+    ),
+    Rule(
+        "subagent.task",
+        "SHOULD",
+        "Agents SHOULD report it as an incoming session_message in the child’s transcript, "
+        "with senderSessionId set to the parent, and SHOULD NOT report it as a user_message.",
+        kinds=("subagent", "session_message"),
+    ),
+    Rule(
+        "subagent.mirror",
+        "SHOULD",
+        "For exposed subagents, Agents SHOULD also mirror the same snapshot in the immediate "
+        "parent’s subagent_update.state.",
+        kinds=("subagent",),
+    ),
+    Rule(
         "entity.reuse",
         "MUST",
         "The Agent MUST NOT reuse an ID for a different entity of the same type within a session.",
@@ -180,7 +232,10 @@ LIFECYCLE = {
 CANCELLED_CODE = -32800
 #: Entity kinds whose content is foreground progress, and the kinds the rules read.
 CONTENT_KINDS = ("agent_message", "agent_thought")
-TOOL, USER = "tool_call", "user_message"
+TOOL, USER, TERMINAL = "tool_call", "user_message", "terminal"
+SUBAGENT, SESSION_MESSAGE = "subagent", "session_message"
+#: a session-directed message's participants (senderSessionId, recipientSessionId)
+SENDER, RECIPIENT = "sender_session_id", "recipient_session_id"
 ERROR, CANCELLED = "error", "cancelled"
 _MISS = object()
 _OTHER_SIDE = {"agent": "client", "client": "agent"}
@@ -210,7 +265,17 @@ class ConformanceError(AssertionError):
 
 
 class _Prompt:
-    __slots__ = ("active", "answered", "candidate", "covered", "echoed", "from_idle", "index")
+    __slots__ = (
+        "active",
+        "answered",
+        "candidate",
+        "covered",
+        "custom",
+        "echoed",
+        "from_idle",
+        "index",
+        "reported",
+    )
 
     def __init__(self, index: int, from_idle: bool) -> None:
         self.index = index
@@ -221,6 +286,9 @@ class _Prompt:
         self.candidate: tuple[int, str] | None = None
         self.covered = False  # by a session/cancel sent before its response
         self.echoed = False  # a new user message came while it was the only open prompt
+        #: (index, tag) of an unadvertised state that stood in for an active one
+        self.custom: tuple[int, str] | None = None
+        self.reported = False  # a start finding of its interval already covers it
 
 
 class _Session:
@@ -229,33 +297,68 @@ class _Session:
         "background",
         "cancel",
         "cancelled",
+        "custom",
+        "ended",
         "failed",
         "first",
         "flagged",
+        "initial",
+        "id",
         "inserted",
+        "last",
+        "messaged",
+        "notice",
         "prompts",
         "replay",
+        "refs",
         "reported",
         "resumes",
         "state",
+        "synced",
+        "told",
         "users",
+        "worked",
     )
 
-    def __init__(self) -> None:
-        self.state = "idle"  # the last reported state: sessions start idle
+    def __init__(self, ident: Any) -> None:
+        self.id = ident
+        self.state = "idle"  # the last reported standard state: sessions start idle
         self.after_idle = False  # an idle has ended an interval
         self.flagged = False  # progress outside an active state already reported this interval
         self.cancel: int | None = None  # session/cancel sent while work was active
         self.cancelled: int | None = None  # the idle that confirmed it, until work restarts
         self.failed = False  # a prompt failed while the work it started was active
-        self.background: set[tuple[str, str]] | None = None  # the last reported list
+        self.background: dict[tuple[str, str], None] | None = None  # the last reported list
         self.reported = False  # the agent has reported background at least once
         self.first: dict[tuple[str, str], list[Any]] = {}  # entity -> [first index, finished]
         self.users: set[str] = set()  # user message IDs seen
         self.inserted: dict[str, int] = {}  # messageId of an accepted prompt -> response index
         self.prompts: dict[Any, _Prompt] = {}  # open or watched prompts, by request ID
         self.replay = 0  # open session/load or session/resume requests
-        self.resumes: dict[Any, bool] = {}  # open resume -> a state snapshot came since
+        #: open resume -> [the latest snapshot since, a snapshot replayed content followed]
+        self.resumes: dict[Any, list[int | None]] = {}
+        #: the next snapshot reports the state of a loaded or resumed session: no transition
+        self.initial = False
+        self.synced = False  # a snapshot came during the open load or resume
+        #: (index, tag) of the unadvertised state reported since the last standard one
+        self.custom: tuple[int, str] | None = None
+        self.ended: dict[tuple[str, str], int] = {}  # listed item -> where it finished
+        self.notice: int | None = None  # a live notice sent during a replay
+        self.told: set[tuple[str, Any]] = set()  # (rule, item) already reported
+        self.refs: dict[str, set[str]] = {}  # tool call ID -> terminals its content shows
+        self.last: tuple[int, str] | None = None  # (index, tag) of its latest state snapshot
+        self.worked: int | None = None  # where foreground work first showed
+        self.messaged = False  # a session-directed message came in from another session
+
+
+class _Child:
+    """A subagent session as its parent's subagent_update calls announce it."""
+
+    __slots__ = ("mirrored", "parent")
+
+    def __init__(self, parent: Any) -> None:
+        self.parent = parent
+        self.mirrored: str | None = None  # the state tag the parent last gave for it
 
 
 def _key(value: Any) -> Any:
@@ -292,13 +395,20 @@ class Checker:
         self._index = -1
         self._sessions: dict[str, _Session] = {}
         self._open: dict[tuple[str, Any], tuple[str, Any, Any]] = {}  # (sender, id) -> request
+        #: every key and string of the client's capabilities; None: no initialize seen
+        self._advertised: set[str] | None = None
+        self._children: dict[Any, _Child] = {}  # by the child's session ID
         self._handlers: dict[type[Any], Any] = self._compile(rules)
 
     @property
     def rules(self) -> tuple[Rule, ...]:
         """The rules this transcript's protocol version and the package select."""
         return tuple(
-            r for r in RULES if self.version in r.versions and (self._has_state or not r.state)
+            r
+            for r in RULES
+            if self.version in r.versions
+            and (self._has_state or not r.state)
+            and self._kinds.issuperset(r.kinds)
         )
 
     # -- what the tables say ------------------------------------------------------------
@@ -306,23 +416,46 @@ class Checker:
         kinds: dict[str, set[str]] = {}
         for rule in rules.entities.values():
             kinds.setdefault(rule.key, set()).add(rule.kind)
+        self._kinds = {kind for names in kinds.values() for kind in names}
         #: a key attribute no two kinds share names a kind a background item can point at
         self._item_kinds = {key: min(k) for key, k in kinds.items() if len(k) == 1}
+        #: the attribute by which tool call content points at a terminal
+        self._terminal_key = next(
+            (k for k, kind in self._item_kinds.items() if kind == TERMINAL), ""
+        )
         self._finished = {r.kind: r.finished for r in rules.entities.values() if r.finished}
         self._stops = {rule.stop for rule in rules.snapshots.values() if rule.stop}
+        state = rules.state
+        #: state snapshot class -> its tag (None: a state the schema does not list)
+        self._states = {
+            cls: snap.tag
+            for cls, snap in rules.snapshots.items()
+            if state is not None and snap.slot == state.slot
+        }
         handlers: dict[type[Any], Callable[[_Session, Any], None]] = {}
         for cls, rule in rules.entities.items():
             if rule.kind in CONTENT_KINDS:
                 handlers[cls] = self._content
             elif rule.kind == USER:
                 handlers[cls] = self._user_factory(rule.key)
+            elif rule.kind == SESSION_MESSAGE:
+                handlers[cls] = self._history
             elif rule.kind in self._item_kinds.values() and rule.op != "remove" and not rule.path:
-                handlers[cls] = self._entity_factory(rule.kind, rule.key, rule.op == "upsert")
-        state = rules.state
-        for cls, snap in rules.snapshots.items():
-            if state is not None and snap.slot == state.slot:  # no tag: an unrecognised state
-                handlers[cls] = self._state_factory(snap.tag or state.busy, snap.stop)
+                handlers[cls] = self._entity_factory(rule)
+        for cls in rules.live:
+            handlers[cls] = self._live
+        for cls, tag in self._states.items():
+            assert state is not None
+            handlers[cls] = self._state_factory(tag or state.busy, rules.snapshots[cls].stop)
         return handlers
+
+    def _tag_of(self, snapshot: Any) -> str | None:
+        """The state a decoded state snapshot reports, as its tag; None: not a snapshot."""
+        for cls in type(snapshot).__mro__:
+            if cls in self._states:
+                tag = self._states[cls]
+                return tag if tag is not None else str(getattr(snapshot, "tag", ""))
+        return None
 
     def _handler(self, update: Any) -> Callable[[_Session, Any], None] | None:
         cls = type(update)
@@ -368,7 +501,7 @@ class Checker:
         """What the transcript broke, in message order (call once, at its end)."""
         if self.complete:
             for s in self._sessions.values():
-                if s.state in ("running", "requires_action"):
+                if s.state in ("running", "requires_action") and s.custom is None:
                     self._add(
                         self._index,
                         "foreground.end",
@@ -377,8 +510,56 @@ class Checker:
                 for message_id, index in s.inserted.items():
                     if message_id not in s.users:
                         self._add(index, "prompt.echo", f"no user_message for {message_id!r}")
+                self._unfinished(s)
+            for ident, child in self._children.items():
+                self._child_done(ident, child)
         selected = {rule.id for rule in self.rules}
         return sorted((v for v in self.found if v.rule in selected), key=lambda v: v.index)
+
+    def _child_done(self, ident: Any, child: _Child) -> None:
+        """What a complete recording shows of one subagent, from both transcripts."""
+        s = self._sessions.get(ident)
+        if s is None:  # the child's own transcript is not in the recording
+            return
+        # a user message (a prompt to the child, or the task misreported) explains its work
+        if s.worked is not None and not s.messaged and not s.users and not s.inserted:
+            self._add(
+                s.worked,
+                "subagent.task",
+                f"the child session {ident!r} works, but its transcript has no incoming "
+                "session_message: the task its parent gave it",
+            )
+        last = s.last
+        if last is not None and last[1] != child.mirrored:
+            self._add(
+                last[0],
+                "subagent.mirror",
+                f"the child session {ident!r} ends {last[1]!r}, but its parent "
+                f"{child.parent!r} last mirrored {child.mirrored!r} in subagent_update.state",
+            )
+
+    def _unfinished(self, s: _Session) -> None:
+        """What a complete recording leaves undone in one session."""
+        for prompt in s.prompts.values():
+            if prompt.answered and not prompt.reported:
+                if prompt.custom is not None:
+                    self._unadvertised(
+                        prompt.custom, f"the accepted prompt of message {prompt.index}"
+                    )
+                else:
+                    self._add(
+                        prompt.index,
+                        "prompt.lifecycle",
+                        f"the accepted prompt of message {prompt.index} was handled with "
+                        "no running or requires_action, and no idle that ends its work",
+                    )
+        for ident, index in s.ended.items():
+            self._add(
+                index,
+                "background.resend",
+                f"the work of {ident[0]} {ident[1]!r} ended, and no later snapshot removes "
+                "it from the background list",
+            )
 
     # -- envelopes ----------------------------------------------------------------------
     def _sender_of(self, method: str) -> str | None:
@@ -398,7 +579,7 @@ class Checker:
     def _session(self, session_id: Any) -> _Session:
         session = self._sessions.get(session_id)
         if session is None:
-            session = self._sessions[session_id] = _Session()
+            session = self._sessions[session_id] = _Session(session_id)
         return session
 
     def _request(self, method: str, ident: Any, params: Mapping[str, Any], sender: Any) -> None:
@@ -420,8 +601,10 @@ class Checker:
                 return
             self.update(params.get("sessionId"), decoded)
             return
-        if method == "initialize" and not self._fixed:
-            self._set_version(params.get("protocolVersion"))
+        if method == "initialize":
+            self._advertised = set(_words(params.get("clientCapabilities")))
+            if not self._fixed:
+                self._set_version(params.get("protocolVersion"))
         session_id = params.get("sessionId")
         if not isinstance(session_id, str) or sender == "agent":
             return
@@ -431,7 +614,7 @@ class Checker:
                 self._add(self._index, "prompt.nonempty", "the prompt array is empty")
             if ident is not None:
                 s.prompts[_key(ident)] = _Prompt(self._index, s.state == "idle")
-            s.cancelled, s.flagged = None, False
+            s.cancelled, s.flagged, s.initial = None, False, False
         elif method == "session/cancel":
             for prompt in s.prompts.values():
                 prompt.covered = prompt.covered or not prompt.answered
@@ -441,8 +624,9 @@ class Checker:
                 s.cancel = self._index
         elif method in ("session/load", "session/resume") and ident is not None:
             s.replay += 1
+            s.initial, s.synced = True, False
             if method == "session/resume":
-                s.resumes[_key(ident)] = False
+                s.resumes[_key(ident)] = [None, None]
 
     def _set_version(self, version: Any) -> None:
         if type(version) is int and version in (1, 2):
@@ -457,12 +641,18 @@ class Checker:
             return
         if method in ("session/load", "session/resume"):
             s.replay = max(0, s.replay - 1)
-            snapshot = s.resumes.pop(_key(message.get("id")), True)
-            if method == "session/resume" and not snapshot and "error" not in message:
+            s.notice = None  # a notice after the last replayed content may be a new one
+            if s.synced or "error" in message:  # later snapshots are live ones
+                s.initial = False
+            resume = s.resumes.pop(_key(message.get("id")), None)
+            if resume is not None and resume[0] is None and "error" not in message:
                 self._add(
                     self._index,
                     "resume.snapshot",
-                    "the resume succeeded with no state snapshot after the request",
+                    "the resume succeeded with no state snapshot after the request"
+                    if resume[1] is None
+                    else f"the state snapshot of message {resume[1]} came before "
+                    "replayed history, and none followed it",
                 )
         elif method == "session/prompt":
             prompt = s.prompts.pop(_key(message.get("id")), None)
@@ -516,18 +706,18 @@ class Checker:
             )
         s.inserted[message_id] = self._index
         if prompt.candidate is not None:
-            self._add(
-                *prompt.candidate,
-                f"the accepted prompt of message {prompt.index} ended "
-                "in idle with no running or requires_action",
-            )
+            self._ended(prompt, prompt.candidate)
         elif not prompt.active:
             prompt.answered = True
             s.prompts[("answered", prompt.index)] = prompt  # watched until its work shows
 
     # -- updates --------------------------------------------------------------------------
     def _content(self, s: _Session, update: Any) -> None:
-        if s.replay or s.flagged:
+        if s.replay:
+            self._replayed(s)
+            return
+        self._worked(s)
+        if s.flagged:
             return
         state = s.state
         if state == "idle":
@@ -539,19 +729,75 @@ class Checker:
                     f"content after the idle that confirmed cancellation (message {s.cancelled})",
                 )
             elif self.version == 2:
-                s.flagged = True
-                rule = "turns.boundary" if s.after_idle else "foreground.start"
-                self._add(self._index, rule, "agent content while the session is idle")
+                self._started(s, "agent content")
         elif state == "requires_action":
-            s.flagged = True
+            self._resumed(s, "agent content")
+
+    def _started(self, s: _Session, what: str) -> None:
+        """Foreground progress shows while idle: the interval's one start finding."""
+        s.flagged = True
+        for prompt in s.prompts.values():
+            prompt.reported = True  # the same missing active state: not reported again
+        if s.custom is not None:
+            self._unadvertised(s.custom, what)
+        else:
+            rule = "turns.boundary" if s.after_idle else "foreground.start"
+            self._add(self._index, rule, f"{what} while the session is idle")
+
+    def _resumed(self, s: _Session, what: str) -> None:
+        """Foreground progress shows while the work is blocked on the user."""
+        s.flagged = True
+        if s.custom is not None:
+            self._unadvertised(s.custom, what)
+        else:
             self._add(
                 self._index,
                 "foreground.resume",
-                "agent content while the session requires action, with no running first",
+                f"{what} while the session requires action, with no running first",
             )
+
+    def _unadvertised(self, custom: tuple[int, str], what: str) -> None:
+        """A state the client never advertised stood where a standard one was due; a note
+        when the recording has no initialize to say what the client advertised."""
+        self._add(
+            self._index,
+            "state.standard",
+            f"{what} after the state {custom[1]!r} (message {custom[0]}), "
+            "which the client did not advertise, where running is required",
+            None if self._advertised is not None else NOTE,
+        )
+
+    def _replayed(self, s: _Session) -> None:
+        """History content during a load or resume: the replay is still going on."""
+        for resume in s.resumes.values():
+            if resume[0] is not None:  # a snapshot came before this part of the replay
+                resume[0], resume[1] = None, resume[0]
+        if s.notice is not None:
+            self._add(
+                s.notice, "replay.live", "a live-only notice was sent inside a history replay"
+            )
+            s.notice = None
+
+    def _history(self, s: _Session, update: Any) -> None:
+        if s.replay:
+            self._replayed(s)
+        if not s.messaged:  # incoming: neither sent by this session nor sent elsewhere
+            sender = getattr(update, SENDER, None)
+            recipient = getattr(update, RECIPIENT, None)
+            s.messaged = sender != s.id and recipient in (s.id, None, self._unset)
+
+    def _worked(self, s: _Session) -> None:
+        if s.worked is None:
+            s.worked = self._index
+
+    def _live(self, s: _Session, update: Any) -> None:
+        if s.replay and s.notice is None:
+            s.notice = self._index  # replayed if more history follows it
 
     def _user_factory(self, key: str) -> Callable[[_Session, Any], None]:
         def user(s: _Session, update: Any) -> None:
+            if s.replay:
+                self._replayed(s)
             message_id = getattr(update, key)
             if message_id in s.users:
                 return
@@ -560,13 +806,24 @@ class Checker:
                 open_prompts = [p for p in s.prompts.values() if not p.answered]
                 if len(open_prompts) == 1:
                     open_prompts[0].echoed = True
+                elif not open_prompts and s.id in self._children:
+                    self._add(
+                        self._index,
+                        "subagent.task",
+                        f"user message {message_id!r} in the child session {s.id!r}, "
+                        "which no prompt sent: a task from the parent is a session_message",
+                    )
 
         return user
 
-    def _entity_factory(self, kind: str, key: str, upsert: bool) -> Callable[[_Session, Any], None]:
+    def _entity_factory(self, rule: Any) -> Callable[[_Session, Any], None]:
+        kind, key, upsert = rule.kind, rule.key, rule.op == "upsert"
         finished = self._finished.get(kind)
         attr, final = finished if finished is not None and upsert else ("", None)
         unset, tool = self._unset, kind == TOOL
+        #: the fields an update of this class carries values in
+        fields = [name for name, _ in rule.fields] + ([rule.append[0]] if rule.append else [])
+        terminal_key = self._terminal_key if tool else ""
 
         def entity(s: _Session, update: Any) -> None:
             ident = (kind, getattr(update, key))
@@ -577,7 +834,7 @@ class Checker:
                 value = getattr(update, attr, unset)
                 if value is not unset and (value is not None or final is None):
                     done = value is not None if final is None else value in final
-                    if seen[1] and not done:
+                    if seen[1] and not done and not s.replay:
                         self._add(
                             self._index,
                             "entity.reuse",
@@ -585,6 +842,12 @@ class Checker:
                             NOTE,
                         )
                     seen[1] = done
+                    if done and s.background is not None and ident in s.background:
+                        s.ended.setdefault(ident, self._index)
+            if terminal_key:
+                self._references(s, ident[1], update, fields)
+            elif kind == SUBAGENT:
+                self._mirrored(s, ident[1], update, fields)
             if not tool or s.replay or (s.background is not None and ident in s.background):
                 return
             if s.cancelled is not None and seen[0] < s.cancelled and not s.flagged:
@@ -600,27 +863,82 @@ class Checker:
                 and not s.flagged
                 and (not upsert or getattr(update, attr, None) == "in_progress")
             ):
-                s.flagged = True
-                self._add(
-                    self._index,
-                    "foreground.resume",
-                    f"tool call {ident[1]!r} progresses "
-                    "while the session requires action, with no running first",
-                )
+                self._resumed(s, f"tool call {ident[1]!r} progresses")
 
         return entity
 
+    def _references(self, s: _Session, tool: str, update: Any, fields: list[str]) -> None:
+        """Note the terminals a tool call's content shows (the work it runs as a process)."""
+        for name in fields:
+            value = getattr(update, name, None)
+            for item in value if isinstance(value, list) else (value,):
+                terminal = getattr(item, self._terminal_key, None)
+                if isinstance(terminal, str):
+                    s.refs.setdefault(tool, set()).add(terminal)
+
+    def _mirrored(self, s: _Session, ident: Any, update: Any, fields: list[str]) -> None:
+        """A subagent association: remember the parent, and the child state it mirrors."""
+        child = self._children.get(ident)
+        if child is None:
+            child = self._children[ident] = _Child(s.id)
+        child.parent = s.id
+        for name in fields:
+            value = getattr(update, name, self._unset)
+            if value is None:  # cleared
+                child.mirrored = None
+            elif value is not self._unset:
+                tag = self._tag_of(value)
+                if tag is not None:
+                    child.mirrored = tag
+                    self._child_state(ident, tag, getattr(value, "background", self._unset))
+
+    def _child_state(self, ident: Any, tag: str, background: Any) -> None:
+        """A child's state, from its own stream or its parent's mirror. A listed child is
+        background work until it is idle with nothing of its own in the background: then
+        its work has ended, and the parent's list should drop it."""
+        parent = self._sessions.get(self._children[ident].parent)
+        item = (SUBAGENT, ident)
+        if parent is None or parent.background is None or item not in parent.background:
+            return
+        if self._rules.state is not None and tag == self._rules.state.idle and background == []:
+            parent.ended.setdefault(item, self._index)
+        else:
+            parent.ended.pop(item, None)
+
     def _state_factory(self, tag: str, stop: str | None) -> Callable[[_Session, Any], None]:
         rule = self._rules.state
-        idle, busy = (rule.idle, rule.busy) if rule is not None else ("", "")
+        idle, busy, unknown = (rule.idle, rule.busy, rule.unknown) if rule else ("", "", "")
         unset = self._unset
 
         def state(s: _Session, update: Any) -> None:
-            for resume in s.resumes:
-                s.resumes[resume] = True
-            if tag != busy:  # an unrecognised state is never a violation by itself
-                self._background(s, getattr(update, "background", unset))
+            initial = s.initial
+            if s.replay:
+                s.synced = True
+            else:
+                s.initial = False  # the first snapshot after the load or resume response
+            for resume in s.resumes.values():
+                resume[0] = self._index
+            name = tag if tag != busy else str(getattr(update, "tag", busy))
+            s.last = (self._index, name)
+            # An unrecognised state is never a violation by itself; unless the client
+            # advertised it, it stands in for no standard state, which may be due later.
+            if tag == busy and (self._advertised is None or name not in self._advertised):
+                s.custom = (self._index, name)
+                for prompt in s.prompts.values():
+                    if not prompt.active and prompt.custom is None:
+                        prompt.custom = s.custom
+                return
+            s.custom = None
+            if tag != busy:
+                self._background(s, getattr(update, "background", unset), initial)
+            if s.id in self._children:
+                self._child_state(s.id, tag, getattr(update, "background", unset))
+            if initial and tag == idle:  # a loaded or resumed session at rest: no completion
+                s.state, s.cancelled = tag, None
+                return
             if tag != idle:
+                if tag != unknown:  # not a loss of sight: work
+                    self._worked(s)
                 if s.state == "idle" or (s.state == "requires_action" and tag == "running"):
                     s.flagged = False
                 s.state, s.cancelled = tag, None
@@ -631,6 +949,10 @@ class Checker:
                 return
             reason = stop if stop is not None else getattr(update, "stop_reason", None)
             reason = None if reason is unset else reason
+            if reason is None and s.state in ("running", "requires_action"):
+                self._add(
+                    self._index, "idle.reason", f"the {s.state} work ended with no stop reason"
+                )
             self._stop(s, reason)
             if s.state != idle:
                 s.after_idle, s.flagged = True, False
@@ -639,20 +961,32 @@ class Checker:
             s.state = idle
             rule = "turns.boundary" if s.after_idle else "foreground.start"
             for prompt in list(s.prompts.values()):
-                if not prompt.active and prompt.candidate is None:
+                if prompt.active or prompt.candidate is not None:
+                    continue
+                if prompt.reported:  # a start finding of this interval covers it
                     if prompt.answered:
                         del s.prompts["answered", prompt.index]
-                        self._add(
-                            self._index,
-                            rule,
-                            f"the accepted prompt of message "
-                            f"{prompt.index} ended in idle with no running or "
-                            "requires_action",
-                        )
-                    else:
-                        prompt.candidate = (self._index, rule)
+                    continue
+                found = (self._index, rule) if prompt.custom is None else prompt.custom
+                if prompt.answered:
+                    del s.prompts["answered", prompt.index]
+                    self._ended(prompt, found)
+                else:
+                    prompt.candidate = found
 
         return state
+
+    def _ended(self, prompt: _Prompt, found: tuple[int, str]) -> None:
+        """An accepted prompt's work ended in idle with no active state reported: `found`
+        is (idle index, rule), or the unadvertised state that stood in for one."""
+        if prompt.custom is None:
+            self._add(
+                *found,
+                f"the accepted prompt of message {prompt.index} ended "
+                "in idle with no running or requires_action",
+            )
+        else:
+            self._unadvertised(prompt.custom, f"the accepted prompt of message {prompt.index}")
 
     def _stop(self, s: _Session, reason: Any) -> None:
         if (
@@ -684,7 +1018,7 @@ class Checker:
                 )
             s.failed = False
 
-    def _background(self, s: _Session, items: Any) -> None:
+    def _background(self, s: _Session, items: Any, initial: bool = False) -> None:
         if not isinstance(items, list):
             if s.reported:
                 self._add(
@@ -692,42 +1026,93 @@ class Checker:
                 )
             return
         s.reported = True
-        listed: set[tuple[str, str]] = set()
+        listed: dict[tuple[str, str], None] = {}  # in list order
         for item in items:
             for key, kind in self._item_kinds.items():
                 ident = getattr(item, key, None)
                 if isinstance(ident, str):
-                    self._listed(s, listed, (kind, ident))
+                    self._listed(s, listed, (kind, ident), initial)
                     break
-        for ident in (s.background or set()) - listed:
+        for ident in s.background or ():
+            if ident in listed:
+                continue
+            s.ended.pop(ident, None)
             seen = s.first.get(ident)
-            if ident[0] in self._finished and not (seen and seen[1]):
+            if ident[0] in self._finished and not (seen and seen[1]) and not initial:
                 self._add(
                     self._index,
                     "background.finalize",
                     f"{ident[0]} {ident[1]!r} left the list with no final status",
                 )
+        for ident in listed:
+            if ident[0] == TOOL:
+                shown = [t for t in sorted(s.refs.get(ident[1], ())) if (TERMINAL, t) in listed]
+                if shown:
+                    self._once(
+                        s,
+                        "background.once",
+                        ident,
+                        f"tool call {ident[1]!r} is listed beside the terminal {shown[0]!r} "
+                        "it runs: process-backed work is listed once, as its terminal",
+                    )
         s.background = listed
 
-    def _listed(self, s: _Session, listed: set[tuple[str, str]], ident: tuple[str, str]) -> None:
+    def _listed(
+        self,
+        s: _Session,
+        listed: dict[tuple[str, str], None],
+        ident: tuple[str, str],
+        initial: bool,
+    ) -> None:
         seen = s.first.get(ident)
-        if seen is None:
-            self._add(
-                self._index,
-                "background.announce",
-                f"{ident[0]} {ident[1]!r} is listed before any update announced it",
+        if ident in listed:
+            self._once(
+                s,
+                "background.once",
+                ident,
+                f"{ident[0]} {ident[1]!r} is listed twice in one snapshot",
             )
+        elif seen is None:
+            if initial:  # announced before the recording, or before this connection
+                s.first[ident] = [self._index, False]
+            else:
+                self._once(
+                    s,
+                    "background.announce",
+                    ident,
+                    f"{ident[0]} {ident[1]!r} is listed before any update announced it",
+                )
         elif seen[1] and ident[0] == TOOL:
-            self._add(
-                self._index,
+            self._once(
+                s,
                 "background.listed",
+                ident,
                 f"tool call {ident[1]!r} is listed with a final status",
             )
-        listed.add(ident)
+        listed[ident] = None
+
+    def _once(self, s: _Session, rule: str, item: Any, message: str) -> None:
+        """Report a finding about one item the first time it shows, not on every snapshot."""
+        if (rule, item) not in s.told:
+            s.told.add((rule, item))
+            self._add(self._index, rule, message)
 
     def _add(self, index: int, rule: str, message: str, level: str | None = None) -> None:
         found = _BY_ID[rule]
         self.found.append(Violation(index, rule, level or found.level, message, found.sentence))
+
+
+def _words(value: Any) -> Iterable[str]:
+    """Every key and string inside a JSON value: where a capability could name a state."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield str(key)
+            yield from _words(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _words(item)
 
 
 def _sender(direction: Any, index: int) -> str | None:

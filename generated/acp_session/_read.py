@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import json
 import threading
 import types
 import typing
@@ -241,12 +242,16 @@ class _Ctx:
 
 
 def render(at: At, root: str = "$") -> str:
-    """A place as a JSON path: ``$.update.content[2]``."""
+    """A place as a JSON path: ``$.update.content[2]``; a key that is not a name is
+    quoted as JSON writes it (``$.map["a.b"]``), so control characters never print raw."""
     keys: list[str | int] = []
     while at is not None:
         at, key = at
         keys.append(key)
-    return root + "".join(f"[{k}]" if type(k) is int else f".{k}" for k in reversed(keys))
+    return root + "".join(
+        f"[{k}]" if type(k) is int else f".{k}" if k.isidentifier() else f"[{json.dumps(k)}]"
+        for k in reversed(keys)
+    )
 
 
 def _hinted(obj: Any, segments: Iterable[str | int]) -> set[int]:
