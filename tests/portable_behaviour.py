@@ -114,11 +114,15 @@ def test_session_state_reduces_and_reads_back(pkg: ModuleType) -> None:
     ]
 
 
+def _state_module(pkg: ModuleType, *args: str) -> Any:
+    command = [sys.executable, "-m", f"{pkg.__name__}.state", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+
+
 def _replay(pkg: ModuleType, tmp_path: Path, *lines: str, flag: str = "") -> Any:
     path = tmp_path / "stream.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    args = [sys.executable, "-m", f"{pkg.__name__}.state", *([flag] if flag else []), str(path)]
-    return subprocess.run(args, capture_output=True, text=True, timeout=60, check=False)
+    return _state_module(pkg, *([flag] if flag else []), str(path))
 
 
 def test_state_module_replays_a_recorded_stream(pkg: ModuleType, tmp_path: Path) -> None:
@@ -154,13 +158,7 @@ def test_state_module_names_the_bad_line(pkg: ModuleType, tmp_path: Path) -> Non
         line = done.stderr.rstrip("\n")
         assert line.startswith(f"error: {tmp_path / 'stream.jsonl'}:2: ") and why in line, line
         assert "\n" not in line and "Traceback" not in line
-    missing = subprocess.run(
-        [sys.executable, "-m", f"{pkg.__name__}.state", "nope.jsonl"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    missing = _state_module(pkg, "nope.jsonl")
     assert (missing.returncode, missing.stderr) == (
         2,
         "error: nope.jsonl: cannot read: No such file or directory\n",
@@ -185,13 +183,7 @@ def test_state_module_skips_other_messages_and_says_so(pkg: ModuleType, tmp_path
     nothing = _replay(pkg, tmp_path, json.dumps(prompt))
     assert (nothing.returncode, nothing.stdout) == (3, "")
     assert nothing.stderr.endswith(": no updates: nothing to replay\n")
-    helped = subprocess.run(
-        [sys.executable, "-m", f"{pkg.__name__}.state", "--help"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    helped = _state_module(pkg, "--help")
     assert helped.returncode == 0 and "exit status:" in helped.stdout, helped.stderr
 
 
