@@ -114,6 +114,110 @@ RULES = (
         "updates.",
     ),
     Rule(
+        "prompt.initialized",
+        "MUST",
+        "Before sending prompts, Clients MUST first complete the "
+        "initialization phase and session setup.",
+        (1, 2),
+        False,
+    ),
+    Rule(
+        "prompt.capabilities",
+        "MUST",
+        "Clients MUST restrict types of content according to the "
+        "Prompt Capabilities established during initialization.",
+        (1, 2),
+        False,
+    ),
+    Rule(
+        "prompt.unsupported",
+        "MUST",
+        "Agents MUST reject a prompt containing a content type that "
+        "is neither baseline (text, resource_link) nor advertised, or that they don’t "
+        "understand with -32602, without inserting it.",
+        state=False,
+    ),
+    Rule(
+        "prompt.message_id",
+        "MUST",
+        "All updates for that message MUST use the returned messageId "
+        "and MUST NOT precede insertion.",
+        state=False,
+    ),
+    Rule(
+        "prompt.distinct",
+        "MUST",
+        "Agents MUST assign distinct message IDs to distinct inserted "
+        "submissions, even if their content is identical.",
+        state=False,
+    ),
+    Rule(
+        "message.id",
+        "MUST",
+        "The Agent MUST include an opaque messageId on message updates and message chunks.",
+        state=False,
+    ),
+    Rule(
+        "turn.pending",
+        "MUST",
+        "The Agent MUST send any pending updates for the foreground "
+        "work that ended before sending its idle update.",
+    ),
+    Rule(
+        "stop.reason",
+        "SHOULD",
+        "When an Agent stops foreground work, it SHOULD specify the "
+        "corresponding StopReason on an idle state_update session update.",
+    ),
+    Rule(
+        "failure.details",
+        "SHOULD",
+        "This stop reason carries the failure in an error field beside "
+        "stopReason, which the Agent SHOULD include:",
+    ),
+    Rule(
+        "failure.tools",
+        "SHOULD",
+        "Before reporting the failure, the Agent SHOULD give each tool "
+        "call that the failed work left unfinished a terminal status, using failed for calls "
+        "that did not complete.",
+    ),
+    Rule(
+        "cancel.stop",
+        "MUST",
+        "After all ongoing operations have been successfully aborted "
+        "and pending updates have been sent, the Agent MUST send an idle state_update session "
+        "update with the cancelled stop reason if foreground work was active when "
+        "cancellation took effect.",
+        (1, 2),
+        False,
+    ),
+    Rule(
+        "cancel.permission",
+        "SHOULD",
+        "It SHOULD cancel each of them with $/cancel_request so the Client can dismiss the prompt.",
+    ),
+    Rule(
+        "compaction.reuse",
+        "MUST",
+        "The ID is an opaque, Agent-owned string, unique within the "
+        "session, and MUST NOT be reused for another compaction.",
+        state=False,
+    ),
+    Rule(
+        "compaction.end",
+        "MUST",
+        "The Agent MUST report a terminal status when a reported compaction ends.",
+        state=False,
+    ),
+    Rule(
+        "notice.replay",
+        "SHOULD",
+        "Each occurrence is an independent live event, not "
+        "conversation history, and SHOULD NOT be included in session replay.",
+        state=False,
+    ),
+    Rule(
         "background.always",
         "MUST",
         "An Agent that reports background work MUST include "
@@ -165,13 +269,25 @@ LIFECYCLE = {
     "session/cancel": "agent",
     "session/load": "agent",
     "session/resume": "agent",
+    "session/close": "agent",
     "session/update": "client",
+    "session/request_permission": "client",
 }
-CANCELLED_CODE = -32800
+CANCELLED_CODE, INVALID_PARAMS = -32800, -32602
+#: The states of foreground work in progress.
+ACTIVE = ("running", "requires_action")
 #: Entity kinds whose content is foreground progress, and the kinds the rules read.
 CONTENT_KINDS = ("agent_message", "agent_thought")
-TOOL, USER = "tool_call", "user_message"
+TOOL, USER, COMPACTION = "tool_call", "user_message", "compaction"
 ERROR, CANCELLED = "error", "cancelled"
+#: The compaction statuses that end one (the tables give only its initial status).
+COMPACTION_ENDS = ("completed", "failed", CANCELLED)
+#: The wire name of the ID every message update and chunk must carry.
+MESSAGE_ID = "messageId"
+#: Prompt content anyone may send, and the capability each other standard type needs
+#: (``capabilities.session.prompt`` in v2, ``agentCapabilities.promptCapabilities`` in v1).
+BASELINE = ("text", "resource_link")
+NEEDS = {"image": "image", "audio": "audio", "resource": "embeddedContext"}
 _MISS = object()
 _OTHER_SIDE = {"agent": "client", "client": "agent"}
 #: How a future standard stop reason is spelled; a custom one starts with ``_``.
@@ -208,7 +324,16 @@ class ConformanceError(AssertionError):
 
 
 class _Prompt:
-    __slots__ = ("active", "answered", "candidate", "covered", "echoed", "from_idle", "index")
+    __slots__ = (
+        "active",
+        "answered",
+        "candidate",
+        "covered",
+        "echoed",
+        "from_idle",
+        "index",
+        "unsupported",
+    )
 
     def __init__(self, index: int, from_idle: bool) -> None:
         self.index = index
@@ -217,26 +342,40 @@ class _Prompt:
         self.answered = False
         #: (index, rule) of an idle that completed it with no active state
         self.candidate: tuple[int, str] | None = None
-        self.covered = False  # by a session/cancel sent before its response
+        #: what cut it off before its response: session/cancel, session/close or a
+        #: $/cancel_request for it ("" while none did)
+        self.covered = ""
         self.echoed = False  # a new user message came while it was the only open prompt
+        self.unsupported: list[str] = []  # content types the agent did not advertise
 
 
 class _Session:
     __slots__ = (
+        "abandoned",
         "after_idle",
+        "asking",
         "background",
         "cancel",
         "cancelled",
+        "compactions",
+        "ended",
+        "ended_at",
         "failed",
         "first",
         "flagged",
+        "history",
         "inserted",
+        "noticed",
         "prompts",
+        "refs",
         "replay",
         "reported",
         "resumes",
         "state",
+        "took_effect",
+        "unkeyed",
         "users",
+        "work",
     )
 
     def __init__(self) -> None:
@@ -249,7 +388,23 @@ class _Session:
         self.background: set[tuple[str, str]] | None = None  # the last reported list
         self.reported = False  # the agent has reported background at least once
         self.first: dict[tuple[str, str], list[Any]] = {}  # entity -> [first index, finished]
-        self.users: set[str] = set()  # user message IDs seen
+        #: user message ID -> the index of its first update (-1: first seen in a replay)
+        self.users: dict[str, int] = {}
+        self.took_effect = False  # the agent showed it acted on the pending cancel
+        #: open permission request -> (its index, the tool call it asks about)
+        self.asking: dict[Any, tuple[int, Any]] = {}
+        #: permission request left open by the idle that stopped its cancelled work ->
+        #: (that idle, the request)
+        self.abandoned: dict[Any, tuple[int, int]] = {}
+        #: entities progressed in this interval, in the order they first did
+        self.work: dict[tuple[str, str], None] = {}
+        self.ended: dict[tuple[str, str], None] = {}  # those of the interval that ended last
+        self.ended_at = -1  # the idle that ended it
+        self.history = 0  # open requests that asked for a history replay
+        self.refs: dict[tuple[str, str], set[str]] = {}  # tool call -> terminals it shows
+        self.compactions: dict[str, bool] = {}  # compaction ID -> still in progress
+        self.unkeyed: set[str] = set()  # message update classes seen without an ID
+        self.noticed = False  # a notice was replayed in the open replay
         self.inserted: dict[str, int] = {}  # messageId of an accepted prompt -> response index
         self.prompts: dict[Any, _Prompt] = {}  # open or watched prompts, by request ID
         self.replay = 0  # open session/load or session/resume requests
@@ -289,6 +444,13 @@ class Checker:
         self._index = -1
         self._sessions: dict[str, _Session] = {}
         self._open: dict[tuple[str, Any], tuple[str, Any, Any]] = {}  # (sender, id) -> request
+        #: initialize: None before the transcript shows it, then "open", "done" or "failed"
+        self._init: str | None = None
+        self._early: int | None = None  # the first prompt sent before any initialize
+        #: the content types beyond the baseline that initialize advertised, and whether
+        #: it carried prompt capability metadata (None: no initialize response seen)
+        self._caps: set[str] | None = None
+        self._withdrawn: set[Any] = set()  # agent requests it withdrew with $/cancel_request
         self._handlers: dict[type[Any], Any] = self._compile(rules)
 
     @property
@@ -307,12 +469,21 @@ class Checker:
         self._item_kinds = {key: min(k) for key, k in kinds.items() if len(k) == 1}
         self._finished = {r.kind: r.finished for r in rules.entities.values() if r.finished}
         self._stops = {rule.stop for rule in rules.snapshots.values() if rule.stop}
+        #: the terminal attribute a tool call's content item points with
+        self._terminal_key = next((k for k, v in self._item_kinds.items() if v == "terminal"), "")
+        keys = {r.key for r in rules.entities.values() if r.kind in (USER, *CONTENT_KINDS)}
+        #: the message update and chunk classes, with their ID attribute
+        self._messages = {cls: r.key for cls, r in rules.entities.items() if r.key in keys}
         handlers: dict[type[Any], Callable[[_Session, Any], None]] = {}
+        for cls in rules.live:
+            handlers[cls] = self._live
         for cls, rule in rules.entities.items():
             if rule.kind in CONTENT_KINDS:
-                handlers[cls] = self._content
+                handlers[cls] = self._content_factory(rule.kind, rule.key)
             elif rule.kind == USER:
                 handlers[cls] = self._user_factory(rule.key)
+            elif rule.kind == COMPACTION:
+                handlers[cls] = self._compaction_factory(rule)
             elif rule.kind in self._item_kinds.values() and rule.op != "remove" and not rule.path:
                 handlers[cls] = self._entity_factory(rule.kind, rule.key, rule.op == "upsert")
         state = rules.state
@@ -379,6 +550,15 @@ class Checker:
                 for message_id, index in s.inserted.items():
                     if message_id not in s.users:
                         self._add(index, "prompt.echo", f"no user_message for {message_id!r}")
+                for ident, live in s.compactions.items():
+                    if live:
+                        self._add(
+                            self._index,
+                            "compaction.end",
+                            f"compaction {ident!r} is still in progress when the transcript ends",
+                        )
+                for idle, asked in s.abandoned.values():
+                    self._abandoned(idle, asked)
         selected = {rule.id for rule in self.rules}
         return sorted((v for v in self.found if v.rule in selected), key=lambda v: v.index)
 
@@ -407,35 +587,145 @@ class Checker:
         if method == "session/update":
             update = params.get("update")
             if isinstance(update, Mapping):
-                try:
-                    decoded = type(self).DECODE(json.dumps(update))
-                except ValueError:  # malformed: the lifecycle rules have nothing to read
-                    return
-                self.update(params.get("sessionId"), decoded)
+                self._decode(params.get("sessionId"), update)
             return
-        if method == "initialize" and not self._fixed:
-            self._set_version(params.get("protocolVersion"))
+        if method == "$/cancel_request":
+            self._withdraw(params.get("requestId"), sender)
+            return
+        if method == "initialize":
+            if not self._fixed:
+                self._set_version(params.get("protocolVersion"))
+            if self._init is None and self._early is not None:
+                self._add(
+                    self._early,
+                    "prompt.initialized",
+                    f"a prompt sent before initialize (message {self._index})",
+                )
+            self._init = "open"
+            return
         session_id = params.get("sessionId")
-        if not isinstance(session_id, str) or sender == "agent":
+        if not isinstance(session_id, str):
             return
+        if sender == "agent":
+            if method == "session/request_permission" and ident is not None:
+                self._session(session_id).asking[_key(ident)] = (self._index, _asked_tool(params))
+            return
+        known = session_id in self._sessions
         s = self._session(session_id)
         if method == "session/prompt":
-            if params.get("prompt") == []:
-                self._add(self._index, "prompt.nonempty", "the prompt array is empty")
-            if ident is not None:
-                s.prompts[_key(ident)] = _Prompt(self._index, s.state == "idle")
-            s.cancelled, s.flagged = None, False
-        elif method == "session/cancel":
+            self._prompted(s, ident, params.get("prompt"), known)
+        elif method in ("session/cancel", "session/close"):
             for prompt in s.prompts.values():
-                prompt.covered = prompt.covered or not prompt.answered
+                if not prompt.answered and not prompt.covered:
+                    prompt.covered = method
             if s.state != "idle" or (
                 self.version == 1 and any(not p.answered for p in s.prompts.values())
             ):
+                if s.cancel is None:
+                    s.took_effect = False
                 s.cancel = self._index
         elif method in ("session/load", "session/resume") and ident is not None:
             s.replay += 1
+            s.history += _replays(method, params)
             if method == "session/resume":
                 s.resumes[_key(ident)] = False
+
+    def _decode(self, session_id: Any, update: Mapping[str, Any]) -> None:
+        decode = type(self).DECODE
+        try:
+            decoded = decode(json.dumps(update))
+        except ValueError:  # malformed: the lifecycle rules have nothing to read
+            decoded = None
+        if update.get(MESSAGE_ID) is None:
+            probe = decoded
+            if probe is None:  # would it decode as a message update with an ID?
+                try:
+                    probe = decode(json.dumps({**update, MESSAGE_ID: "?"}))
+                except ValueError:
+                    probe = None
+            if probe is not None and any(c in self._messages for c in type(probe).__mro__):
+                s, tag = self._session(session_id), str(update.get("sessionUpdate"))
+                if tag not in s.unkeyed:  # once per kind of update and session
+                    s.unkeyed.add(tag)
+                    self._add(self._index, "message.id", f"a {tag} update without a messageId")
+        if decoded is not None:
+            self.update(session_id, decoded)
+
+    def _withdraw(self, request_id: Any, sender: str | None) -> None:
+        """A ``$/cancel_request``: without a recorded direction, it withdraws the agent's
+        request when only the agent has one open with that ID."""
+        key = _key(request_id)
+        if sender is None:
+            lone = ("agent", key) in self._open and ("client", key) not in self._open
+            sender = "agent" if lone else "client"
+        request = self._open.get((sender, key))
+        s = self._sessions.get(request[1].get("sessionId")) if request is not None else None
+        if s is None or request is None:
+            return
+        if sender == "agent":
+            self._withdrawn.add(key)
+            s.abandoned.pop(key, None)
+            if s.cancel is not None:
+                s.took_effect = True
+        else:
+            prompt = s.prompts.get(key)
+            if prompt is not None and not prompt.covered:
+                prompt.covered = "$/cancel_request"
+
+    def _prompted(self, s: _Session, ident: Any, blocks: Any, known: bool) -> None:
+        if blocks == []:
+            self._add(self._index, "prompt.nonempty", "the prompt array is empty")
+        self._initialized(s, known)
+        prompt = _Prompt(self._index, s.state == "idle")
+        if self._caps is not None and isinstance(blocks, list):
+            for block in blocks:
+                kind = block.get("type") if isinstance(block, Mapping) else None
+                if kind in NEEDS and kind not in self._caps and kind not in prompt.unsupported:
+                    prompt.unsupported.append(kind)
+        if prompt.unsupported:
+            self._add(
+                self._index,
+                "prompt.capabilities",
+                f"prompt content of type {', '.join(prompt.unsupported)}, "
+                "which initialize did not advertise",
+            )
+        if ident is not None:
+            s.prompts[_key(ident)] = prompt
+        s.cancelled, s.flagged = None, False
+
+    def _initialized(self, s: _Session, known: bool) -> None:
+        """Setup is only judged once the transcript shows ``initialize``; before it, the
+        first prompt waits to see whether an ``initialize`` follows."""
+        if s.replay:
+            why = "while the session's session/load or session/resume is unanswered"
+        elif self._init is None:
+            if self._early is None:
+                self._early = self._index
+            return
+        elif self._init != "done":
+            why = "while initialize " + ("is unanswered" if self._init == "open" else "failed")
+        elif not known:
+            why = "for a session no earlier message set up"
+        else:
+            return
+        self._add(self._index, "prompt.initialized", f"a prompt sent {why}")
+
+    def _advertised(self, result: Mapping[str, Any]) -> set[str]:
+        """The prompt content types beyond the baseline an initialize result allows: v2
+        advertises each with an object, v1 with true."""
+        caps, prompt = result.get("capabilities"), None
+        if isinstance(caps, Mapping):
+            session = caps.get("session")
+            prompt = session.get("prompt") if isinstance(session, Mapping) else None
+        agent = result.get("agentCapabilities")
+        if prompt is None and isinstance(agent, Mapping):
+            prompt = agent.get("promptCapabilities")
+        prompt = prompt if isinstance(prompt, Mapping) else {}
+        return {
+            kind
+            for kind, name in NEEDS.items()
+            if isinstance(prompt.get(name), Mapping) or prompt.get(name) is True
+        }
 
     def _set_version(self, version: Any) -> None:
         if type(version) is int and version in (1, 2):
@@ -443,13 +733,28 @@ class Checker:
 
     def _response(self, method: str, params: Any, asked: int, message: Mapping[str, Any]) -> None:
         result, error = message.get("result"), message.get("error")
-        if method == "initialize" and isinstance(result, Mapping) and not self._fixed:
-            self._set_version(result.get("protocolVersion"))
+        if method == "initialize":
+            self._init = "done" if isinstance(result, Mapping) else "failed"
+            if isinstance(result, Mapping):
+                if not self._fixed:
+                    self._set_version(result.get("protocolVersion"))
+                self._caps = self._advertised(result)
+            return
+        if isinstance(result, Mapping) and isinstance(result.get("sessionId"), str):
+            self._session(result["sessionId"])  # one the agent set up, by session/new say
         s = self._sessions.get(params.get("sessionId"))
         if s is None:
             return
-        if method in ("session/load", "session/resume"):
+        if method == "session/request_permission":
+            key = _key(message.get("id"))
+            s.asking.pop(key, None)
+            self._withdrawn.discard(key)
+            if key in s.abandoned:
+                self._abandoned(*s.abandoned.pop(key))
+        elif method in ("session/load", "session/resume"):
             s.replay = max(0, s.replay - 1)
+            s.history = max(0, s.history - _replays(method, params))
+            s.noticed = s.noticed and s.history > 0
             snapshot = s.resumes.pop(_key(message.get("id")), True)
             if method == "session/resume" and not snapshot and "error" not in message:
                 self._add(
@@ -472,7 +777,16 @@ class Checker:
                 self._index,
                 "cancel.prompts",
                 f"a prompt not inserted before "
-                f"session/cancel (message {prompt.index}) was answered with {code!r}",
+                f"{prompt.covered} (message {prompt.index}) was answered with {code!r}",
+            )
+        elif prompt.covered:
+            s.took_effect = s.took_effect or s.cancel is not None
+        elif prompt.unsupported and code != INVALID_PARAMS:
+            self._add(
+                self._index,
+                "prompt.unsupported",
+                f"the prompt of message {prompt.index}, with "
+                f"{', '.join(prompt.unsupported)} content, was answered with {code!r}, not -32602",
             )
         if prompt.echoed:
             self._add(
@@ -489,8 +803,17 @@ class Checker:
             stop = result.get("stopReason") if isinstance(result, Mapping) else None
             if s.cancel is not None and stop == CANCELLED:
                 s.cancelled = self._index
+            elif s.cancel is not None:
+                self._not_cancelled(s, stop)
             s.cancel = None
             return
+        if prompt.unsupported:
+            self._add(
+                self._index,
+                "prompt.unsupported",
+                f"the prompt of message {prompt.index} was inserted with "
+                f"{', '.join(prompt.unsupported)} content, which initialize did not advertise",
+            )
         message_id = result.get("messageId") if isinstance(result, Mapping) else None
         if not isinstance(message_id, str):
             self._add(
@@ -500,12 +823,26 @@ class Checker:
                 "no messageId: a prompt that was not inserted gets an error response",
             )
             return
+        first = s.users.get(message_id, self._index)
         if message_id in s.inserted:
             self._add(
                 self._index,
-                "entity.reuse",
+                "prompt.distinct",
                 f"two inserted prompts share the messageId "
                 f"{message_id!r} (the first answered at message {s.inserted[message_id]})",
+            )
+        elif first < 0:
+            self._add(
+                self._index,
+                "prompt.distinct",
+                f"the prompt was given the messageId {message_id!r} of a replayed user message",
+            )
+        elif first < prompt.index:
+            self._add(
+                self._index,
+                "prompt.message_id",
+                f"the user message {message_id!r} was reported (message {first}) "
+                "before its prompt was sent",
             )
         s.inserted[message_id] = self._index
         if prompt.candidate is not None:
@@ -519,36 +856,53 @@ class Checker:
             s.prompts[("answered", prompt.index)] = prompt  # watched until its work shows
 
     # -- updates --------------------------------------------------------------------------
-    def _content(self, s: _Session, update: Any) -> None:
-        if s.replay or s.flagged:
-            return
-        state = s.state
-        if state == "idle":
-            if s.cancelled is not None:
+    def _content_factory(self, kind: str, key: str) -> Callable[[_Session, Any], None]:
+        def content(s: _Session, update: Any) -> None:
+            if s.replay:
+                return
+            ident = (kind, getattr(update, key))
+            state = s.state
+            if state != "idle":
+                s.work[ident] = None
+            if s.flagged:
+                return
+            if state == "idle":
+                if s.cancelled is not None:
+                    s.flagged = True
+                    self._add(
+                        self._index,
+                        "cancel.order",
+                        "content after the idle that confirmed cancellation "
+                        f"(message {s.cancelled})",
+                    )
+                elif self.version == 2:
+                    s.flagged = True
+                    if ident in s.ended:
+                        self._add(
+                            self._index,
+                            "turn.pending",
+                            f"{kind} {ident[1]!r} goes on after the idle "
+                            f"that ended its work (message {s.ended_at})",
+                        )
+                    else:
+                        rule = "turns.boundary" if s.after_idle else "foreground.start"
+                        self._add(self._index, rule, "agent content while the session is idle")
+            elif state == "requires_action":
                 s.flagged = True
                 self._add(
                     self._index,
-                    "cancel.order",
-                    f"content after the idle that confirmed cancellation (message {s.cancelled})",
+                    "foreground.resume",
+                    "agent content while the session requires action, with no running first",
                 )
-            elif self.version == 2:
-                s.flagged = True
-                rule = "turns.boundary" if s.after_idle else "foreground.start"
-                self._add(self._index, rule, "agent content while the session is idle")
-        elif state == "requires_action":
-            s.flagged = True
-            self._add(
-                self._index,
-                "foreground.resume",
-                "agent content while the session requires action, with no running first",
-            )
+
+        return content
 
     def _user_factory(self, key: str) -> Callable[[_Session, Any], None]:
         def user(s: _Session, update: Any) -> None:
             message_id = getattr(update, key)
             if message_id in s.users:
                 return
-            s.users.add(message_id)
+            s.users[message_id] = -1 if s.replay else self._index
             if not s.replay and message_id not in s.inserted:
                 open_prompts = [p for p in s.prompts.values() if not p.answered]
                 if len(open_prompts) == 1:
@@ -578,8 +932,16 @@ class Checker:
                             NOTE,
                         )
                     seen[1] = done
-            if not tool or s.replay or (s.background is not None and ident in s.background):
+            if not tool or s.replay:
                 return
+            if upsert:
+                self._refs(s, ident, update)
+                if s.cancel is not None and getattr(update, attr, None) == CANCELLED:
+                    s.took_effect = True  # the agent is stopping the cancelled work
+            if self._owned(s, ident):
+                return
+            if s.state != "idle":
+                s.work[ident] = None
             if s.cancelled is not None and seen[0] < s.cancelled and not s.flagged:
                 s.flagged = True
                 self._add(
@@ -600,8 +962,64 @@ class Checker:
                     f"tool call {ident[1]!r} progresses "
                     "while the session requires action, with no running first",
                 )
+            elif (
+                s.state == "idle"
+                and s.cancelled is None
+                and s.background is not None
+                and ident in s.ended
+                and not s.flagged
+            ):
+                s.flagged = True
+                self._add(
+                    self._index,
+                    "turn.pending",
+                    f"tool call {ident[1]!r} is updated after the idle that ended "
+                    f"its work (message {s.ended_at}), and is not background work",
+                )
 
         return entity
+
+    def _refs(self, s: _Session, ident: tuple[str, str], update: Any) -> None:
+        """Remember the terminals a tool call's latest content shows."""
+        content = getattr(update, "content", None)
+        if isinstance(content, list) and self._terminal_key:
+            found = (getattr(item, self._terminal_key, None) for item in content)
+            s.refs[ident] = {t for t in found if isinstance(t, str)}
+
+    def _owned(self, s: _Session, ident: tuple[str, str]) -> bool:
+        """Whether the latest background list holds a tool call, or a terminal it shows."""
+        listed = s.background
+        if listed is None:
+            return False
+        return ident in listed or any(("terminal", t) in listed for t in s.refs.get(ident, ()))
+
+    def _compaction_factory(self, rule: Any) -> Callable[[_Session, Any], None]:
+        key, upsert = rule.key, rule.op == "upsert"
+        attr, start = next(iter(rule.initial), ("", None))  # the status a new one starts in
+
+        def compaction(s: _Session, update: Any) -> None:
+            ident = getattr(update, key)
+            live = s.compactions.get(ident)
+            status = getattr(update, attr, None) if upsert and attr else None
+            if status in COMPACTION_ENDS:
+                s.compactions[ident] = False
+            elif status == start or (status is None and ident not in s.compactions):
+                if live is False and not s.replay:
+                    self._add(
+                        self._index,
+                        "compaction.reuse",
+                        f"compaction {ident!r} is {start} again after it ended",
+                    )
+                s.compactions[ident] = True
+            elif ident not in s.compactions:  # a status this checker cannot read
+                s.compactions[ident] = None
+
+        return compaction
+
+    def _live(self, s: _Session, update: Any) -> None:
+        if s.history and not s.noticed:
+            s.noticed = True  # once per replay
+            self._add(self._index, "notice.replay", "a live-only notice inside a history replay")
 
     def _state_factory(self, tag: str, stop: str | None) -> Callable[[_Session, Any], None]:
         rule = self._rules.state
@@ -616,6 +1034,8 @@ class Checker:
             if tag != idle:
                 if s.state == "idle" or (s.state == "requires_action" and tag == "running"):
                     s.flagged = False
+                if s.state == "idle":
+                    s.ended = {}
                 s.state, s.cancelled = tag, None
                 for prompt in list(s.prompts.values()):
                     prompt.active = True
@@ -624,9 +1044,10 @@ class Checker:
                 return
             reason = stop if stop is not None else getattr(update, "stop_reason", None)
             reason = None if reason is unset else reason
-            self._stop(s, reason)
+            self._stop(s, reason, update)
             if s.state != idle:
                 s.after_idle, s.flagged = True, False
+                s.ended, s.ended_at, s.work = s.work, self._index, {}
             elif reason is None:
                 return  # a repeated idle: no new completion
             s.state = idle
@@ -647,7 +1068,10 @@ class Checker:
 
         return state
 
-    def _stop(self, s: _Session, reason: Any) -> None:
+    def _stop(self, s: _Session, reason: Any, update: Any) -> None:
+        #: an idle that ends live foreground work (not a repeat, nor a resume snapshot)
+        ending = s.state in ACTIVE and not s.replay
+        judged = s.cancel is not None or s.failed  # a stop reason is owed for a known cause
         if (
             isinstance(reason, str)
             and reason not in self._stops
@@ -666,8 +1090,14 @@ class Checker:
                     "stop.cancelled",
                     f"the work cancelled at message {s.cancel} ended with the error stop reason",
                 )
+            elif reason != CANCELLED:
+                self._not_cancelled(s, reason)
+            else:
+                self._abandon(s)
             s.cancelled = self._index if reason == CANCELLED else None
             s.cancel = None
+        elif ending and reason == ERROR:
+            self._failed(s, update)
         if s.failed:
             if reason != ERROR:
                 self._add(
@@ -676,6 +1106,50 @@ class Checker:
                     f"the work ended by a failed prompt stopped with {reason!r}, not error",
                 )
             s.failed = False
+        if ending and reason is None and not judged:
+            self._add(self._index, "stop.reason", "the idle that ends the work has no stop reason")
+
+    def _not_cancelled(self, s: _Session, reason: Any) -> None:
+        """Cancelled work that ends with another reason: a MUST once the agent showed it
+        acted on the cancel, else a note (the work may have ended before it arrived)."""
+        self._add(
+            self._index,
+            "cancel.stop",
+            f"the work cancelled at message {s.cancel} ended with {reason!r}, not cancelled"
+            + ("" if s.took_effect else ", with nothing showing the cancel took effect first"),
+            None if s.took_effect else NOTE,
+        )
+
+    def _failed(self, s: _Session, update: Any) -> None:
+        if getattr(update, "error", None) in (None, self._unset):
+            self._add(self._index, "failure.details", "the error stop reason has no error object")
+        left = [
+            ident[1]
+            for ident in s.work
+            if ident[0] == TOOL and not s.first[ident][1] and not self._owned(s, ident)
+        ]
+        if left:
+            self._add(
+                self._index,
+                "failure.tools",
+                f"the failed work left tool call(s) {', '.join(map(repr, left))} "
+                "with no terminal status",
+            )
+
+    def _abandon(self, s: _Session) -> None:
+        """At the idle that stops cancelled work: the permission requests it leaves open,
+        other than those of listed background work, are owed a $/cancel_request."""
+        for key, (asked, tool) in s.asking.items():
+            if key not in self._withdrawn and not self._owned(s, (TOOL, tool)):
+                s.abandoned[key] = (self._index, asked)
+
+    def _abandoned(self, idle: int, asked: int) -> None:
+        self._add(
+            idle,
+            "cancel.permission",
+            f"the permission request of message {asked} was still open when the "
+            "cancelled work stopped, and the agent never withdrew it with $/cancel_request",
+        )
 
     def _background(self, s: _Session, items: Any) -> None:
         if not isinstance(items, list):
@@ -721,6 +1195,18 @@ class Checker:
     def _add(self, index: int, rule: str, message: str, level: str | None = None) -> None:
         found = _BY_ID[rule]
         self.found.append(Violation(index, rule, level or found.level, message, found.sentence))
+
+
+def _replays(method: str, params: Mapping[str, Any]) -> int:
+    """1 when a session/load, or a session/resume with a ``replayFrom``, asks for history."""
+    return int(method == "session/load" or params.get("replayFrom") is not None)
+
+
+def _asked_tool(params: Mapping[str, Any]) -> Any:
+    """The tool call a permission request is about (v2 ``subject``, or v1 ``toolCall``)."""
+    subject = params.get("subject")
+    call = subject.get("toolCall") if isinstance(subject, Mapping) else params.get("toolCall")
+    return call.get("toolCallId") if isinstance(call, Mapping) else None
 
 
 def _sender(direction: Any, index: int) -> str | None:
