@@ -647,7 +647,7 @@ class Checker:
                 s, tag = self._session(session_id), str(update.get("sessionUpdate"))
                 if tag not in s.unkeyed:  # once per kind of update and session
                     s.unkeyed.add(tag)
-                    self._add(self._index, "message.id", f"a {tag} update without a messageId")
+                    self._add(self._index, "message.id", f"{tag} without a messageId")
         if decoded is not None:
             self.update(session_id, decoded)
 
