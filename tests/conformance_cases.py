@@ -128,6 +128,8 @@ IMAGE = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
 IMAGES = {"capabilities": {"session": {"prompt": {"image": {}}}}}
 DECLINED = {"outcome": {"outcome": "cancelled"}}
 DONE = ("in_progress", "completed")
+ALLOWED = {"outcome": {"outcome": "selected", "optionId": "yes"}}
+RAN = [tool("c1", "in_progress"), tool("c1", "completed")]
 
 
 class Case(NamedTuple):
@@ -215,6 +217,11 @@ CASES = (
         "turn.pending",
         [*STARTED, chunk("Hel"), idle(), chunk("lo")],
         [*STARTED, chunk("Hel"), chunk("lo"), idle()],
+    ),
+    Case(
+        "tool.in_progress",
+        [*STARTED, tool("c1", "pending"), permission(5, "c1"), ok(5, **ALLOWED), *RAN[1:], idle()],
+        [*STARTED, tool("c1", "pending"), permission(5, "c1"), ok(5, **ALLOWED), *RAN, idle()],
     ),
     Case("stop.reason", [*STARTED, chunk(), idle(None)], [*STARTED, chunk(), idle()]),
     Case(
@@ -337,6 +344,15 @@ CASES = (
     ),
 )
 
+#: a v1 permission request names its tool call with ``toolCall``
+V1_ASK = request(
+    5,
+    "session/request_permission",
+    sessionId="s",
+    toolCall={"toolCallId": "c1"},
+    options=[{"optionId": "yes", "name": "Allow", "kind": "allow_once"}],
+)
+
 #: v1 traffic: a prompt response ends the turn, with its stop reason.
 V1_CASES = (
     Case(
@@ -359,6 +375,25 @@ V1_CASES = (
             cancel(),
             tool("c1", "cancelled"),
             ok(stopReason="cancelled"),
+        ],
+    ),
+    Case(
+        "tool.in_progress",
+        [
+            prompt(),
+            tool("c1", "pending"),
+            V1_ASK,
+            ok(5, **ALLOWED),
+            *RAN[1:],
+            ok(stopReason="end_turn"),
+        ],
+        [
+            prompt(),
+            tool("c1", "pending"),
+            V1_ASK,
+            ok(5, **ALLOWED),
+            *RAN,
+            ok(stopReason="end_turn"),
         ],
     ),
     Case(

@@ -86,7 +86,13 @@ def test_v1_traffic_checks_the_rules_v1_has(v1: ModuleType, case: Case) -> None:
     assert v1.check(case.keeps) == []
 
 
-V1_RULES = {"prompt.initialized", "prompt.capabilities", "cancel.stop", "cancel.order"}
+V1_RULES = {
+    "prompt.initialized",
+    "prompt.capabilities",
+    "tool.in_progress",
+    "cancel.stop",
+    "cancel.order",
+}
 
 
 def test_v1_selects_only_the_rules_v1_shares(pkg: ModuleType, v1: ModuleType) -> None:

@@ -21,6 +21,7 @@ from tests.conftest import OWN_SCHEMA, GenerateFn
 V1_RULES = {
     "prompt.initialized",
     "prompt.capabilities",
+    "tool.in_progress",
     "cancel.stop",
     "cancel.order",
     "entity.reuse",

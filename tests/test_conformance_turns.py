@@ -116,6 +116,15 @@ EXPECTED: dict[str, list[Finding]] = {
             "agent_message 'a1' goes on after the idle that ended its work (message 5)",
         )
     ],
+    "tool.in_progress": [
+        (
+            7,
+            "tool.in_progress",
+            "SHOULD",
+            "tool call 'c1' completed after the permission granted at message 6, "
+            "with no in_progress status first",
+        )
+    ],
     "stop.reason": [(5, "stop.reason", "SHOULD", "the idle that ends the work has no stop reason")],
     "failure.details": [
         (5, "failure.details", "SHOULD", "the error stop reason has no error object")
@@ -449,6 +458,20 @@ def test_permission_requests_of_cancelled_work(pkg: ModuleType) -> None:
     assert found(pkg, background) == []
 
 
+def test_a_granted_tool_reports_in_progress(pkg: ModuleType) -> None:
+    asked = [*STARTED, tool("c1", "pending"), permission(5, "c1")]
+    chosen = {"outcome": {"outcome": "selected", "optionId": "yes"}}
+    # a pending status in between is not a run; completing straight after it is
+    ran = [*asked, ok(5, **chosen), tool("c1", "pending"), tool("c1", "completed"), idle()]
+    assert [v[:3] for v in found(pkg, ran)] == [(8, "tool.in_progress", "SHOULD")]
+    # declined, or ended without running: nothing to report as running
+    assert found(pkg, [*asked, ok(5, **DECLINED), tool("c1", "completed"), idle()]) == []
+    assert found(pkg, [*asked, ok(5, **chosen), tool("c1", "failed"), idle()]) == []
+    # an optionId the request did not offer is no grant
+    stray = {"outcome": {"outcome": "selected", "optionId": "other"}}
+    assert found(pkg, [*asked, ok(5, **stray), tool("c1", "completed"), idle()]) == []
+
+
 # -- compactions and notices ------------------------------------------------------------
 
 
@@ -480,6 +503,15 @@ def test_notices_are_live_only(pkg: ModuleType) -> None:
 # -- v1 -----------------------------------------------------------------------------------
 
 V1_EXPECTED: dict[str, list[Finding]] = {
+    "tool.in_progress": [
+        (
+            4,
+            "tool.in_progress",
+            "SHOULD",
+            "tool call 'c1' completed after the permission granted at message 3, "
+            "with no in_progress status first",
+        )
+    ],
     "cancel.stop": [
         (
             4,

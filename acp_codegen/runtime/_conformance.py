@@ -164,6 +164,14 @@ RULES = (
         "work that ended before sending its idle update.",
     ),
     Rule(
+        "tool.in_progress",
+        "SHOULD",
+        "Once permission is granted (if required), the Agent SHOULD "
+        "invoke the tool and report a status update marking the tool as in_progress:",
+        (1, 2),
+        False,
+    ),
+    Rule(
         "stop.reason",
         "SHOULD",
         "When an Agent stops foreground work, it SHOULD specify the "
@@ -280,8 +288,9 @@ ACTIVE = ("running", "requires_action")
 CONTENT_KINDS = ("agent_message", "agent_thought")
 TOOL, USER, COMPACTION = "tool_call", "user_message", "compaction"
 ERROR, CANCELLED = "error", "cancelled"
+COMPLETED = "completed"
 #: The compaction statuses that end one (the tables give only its initial status).
-COMPACTION_ENDS = ("completed", "failed", CANCELLED)
+COMPACTION_ENDS = (COMPLETED, "failed", CANCELLED)
 #: The wire name of the ID every message update and chunk must carry.
 MESSAGE_ID = "messageId"
 #: Prompt content anyone may send, and the capability each other standard type needs
@@ -363,6 +372,7 @@ class _Session:
         "failed",
         "first",
         "flagged",
+        "granted",
         "history",
         "inserted",
         "noticed",
@@ -401,6 +411,8 @@ class _Session:
         self.ended: dict[tuple[str, str], None] = {}  # those of the interval that ended last
         self.ended_at = -1  # the idle that ended it
         self.history = 0  # open requests that asked for a history replay
+        #: tool call -> the response that granted its permission, until it gets a status
+        self.granted: dict[Any, int] = {}
         self.refs: dict[tuple[str, str], set[str]] = {}  # tool call -> terminals it shows
         self.compactions: dict[str, bool] = {}  # compaction ID -> still in progress
         self.unkeyed: set[str] = set()  # message update classes seen without an ID
@@ -751,6 +763,8 @@ class Checker:
             self._withdrawn.discard(key)
             if key in s.abandoned:
                 self._abandoned(*s.abandoned.pop(key))
+            if _grants(params, result):
+                s.granted[_asked_tool(params)] = self._index
         elif method in ("session/load", "session/resume"):
             s.replay = max(0, s.replay - 1)
             s.history = max(0, s.history - _replays(method, params))
@@ -934,6 +948,8 @@ class Checker:
                     seen[1] = done
             if not tool or s.replay:
                 return
+            if upsert and ident[1] in s.granted:
+                self._invoked(s, ident[1], getattr(update, attr, None), final or ())
             if upsert:
                 self._refs(s, ident, update)
                 if s.cancel is not None and getattr(update, attr, None) == CANCELLED:
@@ -978,6 +994,19 @@ class Checker:
                 )
 
         return entity
+
+    def _invoked(self, s: _Session, ident: Any, status: Any, final: Iterable[Any]) -> None:
+        """The first running or final status of a tool call after its permission was
+        granted: running it straight to completed skips the in_progress report."""
+        if status == "in_progress" or status in final:
+            granted = s.granted.pop(ident)
+            if status == COMPLETED:
+                self._add(
+                    self._index,
+                    "tool.in_progress",
+                    f"tool call {ident!r} completed after the permission granted at message "
+                    f"{granted}, with no in_progress status first",
+                )
 
     def _refs(self, s: _Session, ident: tuple[str, str], update: Any) -> None:
         """Remember the terminals a tool call's latest content shows."""
@@ -1207,6 +1236,20 @@ def _asked_tool(params: Mapping[str, Any]) -> Any:
     subject = params.get("subject")
     call = subject.get("toolCall") if isinstance(subject, Mapping) else params.get("toolCall")
     return call.get("toolCallId") if isinstance(call, Mapping) else None
+
+
+def _grants(params: Mapping[str, Any], result: Any) -> bool:
+    """Whether a permission response selected one of the request's allow options."""
+    outcome = result.get("outcome") if isinstance(result, Mapping) else None
+    if not isinstance(outcome, Mapping) or outcome.get("outcome") != "selected":
+        return False
+    options = params.get("options")
+    kinds = {
+        o.get("optionId"): o.get("kind")
+        for o in (options if isinstance(options, list) else ())
+        if isinstance(o, Mapping)
+    }
+    return str(kinds.get(outcome.get("optionId"), "")).startswith("allow")
 
 
 def _sender(direction: Any, index: int) -> str | None:
