@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar, NamedTuple
 
-from ._state import Rules, SessionState
+from ._state import EntityRule, Rules, SessionState
 
 __all__ = ["RULES", "Checker", "ConformanceError", "Rule", "TranscriptError", "Violation", "main"]
 
@@ -392,7 +392,7 @@ class _Session:
         self.state = "idle"  # the last reported state: sessions start idle
         self.after_idle = False  # an idle has ended an interval
         self.flagged = False  # progress outside an active state already reported this interval
-        self.cancel: int | None = None  # session/cancel sent while work was active
+        self.cancel: int | None = None  # session/cancel or session/close while work was active
         self.cancelled: int | None = None  # the idle that confirmed it, until work restarts
         self.failed = False  # a prompt failed while the work it started was active
         self.background: set[tuple[str, str]] | None = None  # the last reported list
@@ -414,8 +414,9 @@ class _Session:
         #: tool call -> the response that granted its permission, until it gets a status
         self.granted: dict[Any, int] = {}
         self.refs: dict[tuple[str, str], set[str]] = {}  # tool call -> terminals it shows
-        self.compactions: dict[str, bool] = {}  # compaction ID -> still in progress
-        self.unkeyed: set[str] = set()  # message update classes seen without an ID
+        #: compaction ID -> still in progress (None: a status this checker cannot read)
+        self.compactions: dict[str, bool | None] = {}
+        self.unkeyed: set[str] = set()  # sessionUpdate tags already seen without an ID
         self.noticed = False  # a notice was replayed in the open replay
         self.inserted: dict[str, int] = {}  # messageId of an accepted prompt -> response index
         self.prompts: dict[Any, _Prompt] = {}  # open or watched prompts, by request ID
@@ -1022,7 +1023,7 @@ class Checker:
             return False
         return ident in listed or any(("terminal", t) in listed for t in s.refs.get(ident, ()))
 
-    def _compaction_factory(self, rule: Any) -> Callable[[_Session, Any], None]:
+    def _compaction_factory(self, rule: EntityRule) -> Callable[[_Session, Any], None]:
         key, upsert = rule.key, rule.op == "upsert"
         attr, start = next(iter(rule.initial), ("", None))  # the status a new one starts in
 
