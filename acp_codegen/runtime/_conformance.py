@@ -707,8 +707,9 @@ class Checker:
         s.cancelled, s.flagged = None, False
 
     def _initialized(self, s: _Session, known: bool) -> None:
-        """Setup is only judged once the transcript shows ``initialize``; before it, the
-        first prompt waits to see whether an ``initialize`` follows."""
+        """A load or resume still unanswered is always a setup not complete; the rest is
+        only judged once the transcript shows ``initialize``, and until one shows, the
+        first prompt waits to see whether an ``initialize`` follows it."""
         if s.replay:
             why = "while the session's session/load or session/resume is unanswered"
         elif self._init is None:
@@ -747,7 +748,7 @@ class Checker:
     def _response(self, method: str, params: Any, asked: int, message: Mapping[str, Any]) -> None:
         result, error = message.get("result"), message.get("error")
         if method == "initialize":
-            self._init = "done" if isinstance(result, Mapping) else "failed"
+            self._init = "failed" if "error" in message else "done"
             if isinstance(result, Mapping):
                 if not self._fixed:
                     self._set_version(result.get("protocolVersion"))
