@@ -472,6 +472,19 @@ def test_a_granted_tool_reports_in_progress(pkg: ModuleType) -> None:
     assert found(pkg, [*asked, ok(5, **stray), tool("c1", "completed"), idle()]) == []
 
 
+def test_who_withdrew_a_request(pkg: ModuleType) -> None:
+    """Both sides number their requests: without a recorded direction, a $/cancel_request
+    whose ID both sides have open is taken as the client's."""
+    both = [*STARTED, prompt(5), tool("c1", "pending"), permission(5, "c1"), cancel()]
+    withdraw = notify("$/cancel_request", requestId=5)
+    # the held prompt 5 is cut off by the cancel; the permission request 5 stays open
+    ending = [tool("c1", "cancelled"), idle("cancelled"), err(5, -32800)]
+    guessed = [*both, withdraw, *ending]
+    assert [v[:3] for v in found(pkg, guessed)] == [(10, "cancel.permission", "SHOULD")]
+    recorded = [*both, {"direction": "agent", "message": withdraw}, *ending]
+    assert found(pkg, recorded) == []
+
+
 # -- compactions and notices ------------------------------------------------------------
 
 
