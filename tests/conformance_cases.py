@@ -93,21 +93,57 @@ def listed(*items: tuple[str, str]) -> list[dict[str, str]]:
     return [{"type": kind, keys[kind]: ident} for kind, ident in items]
 
 
+def initialize(version: int = 2, **result: Any) -> list[Message]:
+    """The initialize exchange, and a session/new that sets up session ``s``."""
+    return [
+        request(0, "initialize", protocolVersion=version),
+        ok(0, protocolVersion=version, **result),
+        request(9, "session/new", cwd="/", mcpServers=[]),
+        ok(9, sessionId="s"),
+    ]
+
+
+def notify(method: str, **params: Any) -> Message:
+    return {"jsonrpc": "2.0", "method": method, "params": params}
+
+
+def compaction(ident: str, status: str, session: str = "s") -> Message:
+    return update("compaction_update", session, compactionId=ident, status=status)
+
+
+def permission(ident: int, tool_call: str, session: str = "s") -> Message:
+    """The agent asks whether tool call `tool_call` may run."""
+    option = {"optionId": "yes", "name": "Allow", "kind": "allow_once"}
+    subject = {"type": "tool_call", "toolCall": {"toolCallId": tool_call}}
+    return request(
+        ident, "session/request_permission", sessionId=session, subject=subject, options=[option]
+    )
+
+
 EXIT = {"exitCode": 0}
 STARTED = [prompt(), state("running"), user(), ok(messageId="u1")]
+FAILURE = {"code": -32603, "message": "model unavailable"}
+IMAGE = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+#: an initialize result that advertises image prompts (v2 spelling)
+IMAGES = {"capabilities": {"session": {"prompt": {"image": {}}}}}
+DECLINED = {"outcome": {"outcome": "cancelled"}}
+DONE = ("in_progress", "completed")
+ALLOWED = {"outcome": {"outcome": "selected", "optionId": "yes"}}
+RAN = [tool("c1", "in_progress"), tool("c1", "completed")]
 
 
-def initialize(capabilities: dict[str, Any] | None = None) -> list[Message]:
-    """The client's initialize, advertising `capabilities`, and the agent's answer."""
+def client_initialize(capabilities: dict[str, Any] | None = None) -> list[Message]:
+    """The initialize exchange with the client advertising `capabilities`, and a
+    session/new that sets up session ``s``."""
     asked = request(0, "initialize", protocolVersion=2, clientCapabilities=capabilities or {})
-    return [asked, ok(0, protocolVersion=2)]
+    return [asked, *initialize()[1:]]
 
 
 def notice(title: str = "Reconnected") -> Message:
     return update("notice", severity="info", title=title)
 
 
-DONE = {"exitStatus": EXIT}
+EXITED = {"exitStatus": EXIT}
 T1 = listed(("terminal", "t1"))
 BOTH = listed(("terminal", "t1"), ("tool_call", "w1"))
 #: a tool call whose output is the terminal it runs, still in progress
@@ -141,6 +177,8 @@ class Case(NamedTuple):
     rule: str
     breaks: list[Message]
     keeps: list[Message]
+    #: rules the breaking transcript cannot help breaking too
+    also: tuple[str, ...] = ()
 
 
 CASES = (
@@ -165,7 +203,7 @@ CASES = (
     Case(
         "stop.error",
         [prompt(), state("running"), err(), idle("end_turn")],
-        [prompt(), state("running"), err(), idle("error")],
+        [prompt(), state("running"), err(), idle("error", error=FAILURE)],
     ),
     Case(
         "cancel.prompts",
@@ -180,11 +218,104 @@ CASES = (
     Case("prompt.nonempty", [prompt(blocks=[]), err(code=-32602)], [prompt(), err(code=-32602)]),
     Case(
         "prompt.inserted",
-        [prompt(), state("running"), user(), err(), idle("error")],
-        [prompt(), state("running"), user(), ok(messageId="u1"), idle("error")],
+        [prompt(), state("running"), user(), err(), idle("error", error=FAILURE)],
+        [prompt(), state("running"), user(), ok(messageId="u1"), idle("error", error=FAILURE)],
     ),
     Case("prompt.rejected", [prompt(), ok()], [prompt(), err(code=-32602)]),
     Case("prompt.echo", [prompt(), state("running"), ok(messageId="u1"), chunk(), idle()], turn()),
+    Case(
+        "prompt.initialized",
+        [request(0, "initialize", protocolVersion=2), *turn(), ok(0, protocolVersion=2)],
+        [*initialize(), *turn()],
+    ),
+    Case(
+        "prompt.capabilities",
+        [*initialize(), prompt(blocks=[IMAGE]), err(code=-32602)],
+        [*initialize(**IMAGES), prompt(blocks=[IMAGE]), *turn()[1:]],
+    ),
+    Case(
+        "prompt.unsupported",
+        [*initialize(), prompt(blocks=[IMAGE]), *turn()[1:]],
+        [*initialize(**IMAGES), prompt(blocks=[IMAGE]), *turn()[1:]],
+        ("prompt.capabilities",),
+    ),
+    Case(
+        "prompt.message_id",
+        [user(), prompt(), state("running"), ok(messageId="u1"), chunk(), idle()],
+        turn(),
+    ),
+    Case(
+        "prompt.distinct",
+        [*turn(), prompt(2), state("running"), ok(2, messageId="u1"), chunk("b", "a2"), idle()],
+        [*turn(), *turn(2, "u2")],
+    ),
+    Case(
+        "message.id",
+        [*STARTED, update("agent_message_chunk", content=text("ok")), idle()],
+        [*STARTED, chunk(), idle()],
+    ),
+    Case(
+        "turn.pending",
+        [*STARTED, chunk("Hel"), idle(), chunk("lo")],
+        [*STARTED, chunk("Hel"), chunk("lo"), idle()],
+    ),
+    Case(
+        "tool.in_progress",
+        [*STARTED, tool("c1", "pending"), permission(5, "c1"), ok(5, **ALLOWED), *RAN[1:], idle()],
+        [*STARTED, tool("c1", "pending"), permission(5, "c1"), ok(5, **ALLOWED), *RAN, idle()],
+    ),
+    Case("stop.reason", [*STARTED, chunk(), idle(None)], [*STARTED, chunk(), idle()]),
+    Case(
+        "failure.details",
+        [*STARTED, chunk(), idle("error")],
+        [*STARTED, chunk(), idle("error", error=FAILURE)],
+    ),
+    Case(
+        "failure.tools",
+        [*STARTED, tool("c1", "in_progress"), idle("error", error=FAILURE)],
+        [*STARTED, tool("c1", "in_progress"), tool("c1", "failed"), idle("error", error=FAILURE)],
+    ),
+    Case(
+        "cancel.stop",
+        [*STARTED, tool("c1", "in_progress"), cancel(), tool("c1", "cancelled"), idle()],
+        [*STARTED, tool("c1", "in_progress"), cancel(), tool("c1", "cancelled"), idle("cancelled")],
+    ),
+    Case(
+        "cancel.permission",
+        [
+            *STARTED,
+            tool("c1", "pending"),
+            permission(5, "c1"),
+            cancel(),
+            tool("c1", "cancelled"),
+            idle("cancelled"),
+            ok(5, **DECLINED),
+        ],
+        [
+            *STARTED,
+            tool("c1", "pending"),
+            permission(5, "c1"),
+            cancel(),
+            notify("$/cancel_request", requestId=5),
+            tool("c1", "cancelled"),
+            idle("cancelled"),
+            ok(5, **DECLINED),
+        ],
+    ),
+    Case(
+        "compaction.reuse",
+        [
+            *STARTED,
+            *(compaction("k1", s) for s in ("completed", "in_progress", "completed")),
+            idle(),
+        ],
+        [*STARTED, compaction("k1", "completed"), *(compaction("k2", s) for s in DONE), idle()],
+    ),
+    Case(
+        "compaction.end",
+        [*STARTED, compaction("k1", "in_progress"), idle()],
+        [*STARTED, compaction("k1", "in_progress"), compaction("k1", "completed"), idle()],
+    ),
     Case(
         "background.always",
         [*STARTED, state("running", background=[]), idle()],
@@ -237,11 +368,11 @@ CASES = (
     ),
     Case(
         "background.resend",
-        [terminal("t1", command="sleep 1"), idle(None, background=T1), terminal("t1", **DONE)],
+        [terminal("t1", command="sleep 1"), idle(None, background=T1), terminal("t1", **EXITED)],
         [
             terminal("t1", command="sleep 1"),
             idle(None, background=T1),
-            terminal("t1", **DONE),
+            terminal("t1", **EXITED),
             idle(None, background=[]),
         ],
     ),
@@ -257,7 +388,7 @@ CASES = (
             idle(),
         ],
         [
-            *initialize({"_meta": {"acme.dev/states": ["_acme_working"]}}),
+            *client_initialize({"_meta": {"acme.dev/states": ["_acme_working"]}}),
             prompt(),
             state("_acme_working"),
             user(),
@@ -266,7 +397,6 @@ CASES = (
             idle(),
         ],
     ),
-    Case("idle.reason", [*STARTED, chunk(), idle(None)], [*STARTED, chunk(), idle()]),
     Case(
         "prompt.lifecycle",
         [prompt(), user(), ok(messageId="u1")],
@@ -289,8 +419,8 @@ CASES = (
     ),
     Case(
         "entity.reuse",
-        [*turn(), prompt(2), state("running"), ok(2, messageId="u1"), chunk("b", "a2"), idle()],
-        [*turn(), *turn(2, "u2")],
+        [tool("c1", "completed"), tool("c1", "in_progress")],
+        [tool("c1", "in_progress"), tool("c1", "completed")],
     ),
     Case(
         "update.schema",
@@ -299,11 +429,70 @@ CASES = (
     ),
 )
 
+#: a v1 permission request names its tool call with ``toolCall``
+V1_ASK = request(
+    5,
+    "session/request_permission",
+    sessionId="s",
+    toolCall={"toolCallId": "c1"},
+    options=[{"optionId": "yes", "name": "Allow", "kind": "allow_once"}],
+)
+
 #: v1 traffic: a prompt response ends the turn, with its stop reason.
 V1_CASES = (
     Case(
         "cancel.order",
         [prompt(), chunk(), cancel(), ok(stopReason="cancelled"), chunk("late")],
         [prompt(), chunk(), cancel(), chunk("late"), ok(stopReason="cancelled")],
+    ),
+    Case(
+        "cancel.stop",
+        [
+            prompt(),
+            tool("c1", "in_progress"),
+            cancel(),
+            tool("c1", "cancelled"),
+            ok(stopReason="end_turn"),
+        ],
+        [
+            prompt(),
+            tool("c1", "in_progress"),
+            cancel(),
+            tool("c1", "cancelled"),
+            ok(stopReason="cancelled"),
+        ],
+    ),
+    Case(
+        "tool.in_progress",
+        [
+            prompt(),
+            tool("c1", "pending"),
+            V1_ASK,
+            ok(5, **ALLOWED),
+            *RAN[1:],
+            ok(stopReason="end_turn"),
+        ],
+        [
+            prompt(),
+            tool("c1", "pending"),
+            V1_ASK,
+            ok(5, **ALLOWED),
+            *RAN,
+            ok(stopReason="end_turn"),
+        ],
+    ),
+    Case(
+        "prompt.initialized",
+        [request(0, "initialize", protocolVersion=1), prompt(), ok(0, protocolVersion=1)],
+        [*initialize(1), prompt(), ok(stopReason="end_turn")],
+    ),
+    Case(
+        "prompt.capabilities",
+        [*initialize(1), prompt(blocks=[IMAGE]), ok(stopReason="end_turn")],
+        [
+            *initialize(1, agentCapabilities={"promptCapabilities": {"image": True}}),
+            prompt(blocks=[IMAGE]),
+            ok(stopReason="end_turn"),
+        ],
     ),
 )

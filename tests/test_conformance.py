@@ -29,6 +29,7 @@ from tests.conformance_cases import (
     Case,
     chunk,
     idle,
+    initialize,
     ok,
     prompt,
     request,
@@ -75,7 +76,7 @@ def rules(found: list[Any], level: str | None = None) -> list[str]:
 def test_each_rule_has_a_breaking_and_a_keeping_transcript(pkg: ModuleType, case: Case) -> None:
     found = pkg.check(case.breaks)
     if case.rule in {r.id for r in pkg.Checker().rules}:
-        assert set(rules(found)) == {case.rule}, found
+        assert set(rules(found)) == {case.rule, *case.also}, found
     else:  # a rule on updates the package does not know (subagents, say) sees nothing
         assert found == []
     assert pkg.check(case.keeps) == []
@@ -84,16 +85,24 @@ def test_each_rule_has_a_breaking_and_a_keeping_transcript(pkg: ModuleType, case
 @pytest.mark.parametrize("case", V1_CASES, ids=[c.rule for c in V1_CASES])
 def test_v1_traffic_checks_the_rules_v1_has(v1: ModuleType, case: Case) -> None:
     found = v1.check(case.breaks)
-    assert set(rules(found)) == {case.rule}, found
+    assert set(rules(found)) == {case.rule, *case.also}, found
     assert v1.check(case.keeps) == []
 
 
+V1_RULES = {
+    "prompt.initialized",
+    "prompt.capabilities",
+    "tool.in_progress",
+    "cancel.stop",
+    "cancel.order",
+}
+
+
 def test_v1_selects_only_the_rules_v1_shares(pkg: ModuleType, v1: ModuleType) -> None:
-    both = {"cancel.order", "entity.reuse", "update.schema"}
+    both = {*V1_RULES, "entity.reuse", "update.schema"}
     assert {r.id for r in v1.Checker().rules} == both
-    initialize = [request(0, "initialize", protocolVersion=1), ok(0, protocolVersion=1)]
     checker = pkg.Checker()
-    assert checker.check([*initialize, *CASES[0].breaks]) == []
+    assert checker.check([*initialize(1), *CASES[0].breaks]) == []
     assert {r.id for r in checker.rules} == both
 
 
@@ -286,10 +295,23 @@ def test_the_docs_list_every_rule_with_its_sentence(pkg: ModuleType) -> None:
 
 def _model_output(update: dict[str, Any]) -> bool:
     """What the model agent sends inside a turn: the reducer tests' random updates, less the
-    state updates it reports itself and the final tool statuses it never reopens."""
+    state updates it reports itself and the final tool and compaction statuses it never
+    reopens (it ends each compaction once its output is done, see `_ended`)."""
     if update["sessionUpdate"] == "state_update":
         return False
+    if update["sessionUpdate"] == "compaction_update":
+        return update["status"] not in ("completed", "failed", "cancelled")
     return not (update["sessionUpdate"] == "tool_call_update" and update["status"] == "completed")
+
+
+def _ended(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The stream, then a completed status for each compaction it reported."""
+    ids = dict.fromkeys(u["compactionId"] for u in stream if "compactionId" in u)
+    ends = (
+        {"sessionUpdate": "compaction_update", "compactionId": i, "status": "completed"}
+        for i in ids
+    )
+    return [*stream, *ends]
 
 
 def _wrap(update: dict[str, Any]) -> dict[str, Any]:
@@ -322,6 +344,7 @@ def test_a_model_agent_conforms_and_each_mutation_breaks_one_rule(
 ) -> None:
     """A turn around any random output stream conforms; one mutation of it breaks exactly
     the rule it targets."""
-    turn = [prompt(), state("running"), user(), ok(messageId="u1"), *map(_wrap, stream), idle()]
+    output = map(_wrap, _ended(stream))
+    turn = [prompt(), state("running"), user(), ok(messageId="u1"), *output, idle()]
     assert pkg.check(turn) == []
     assert set(rules(pkg.check(MUTATIONS[mutation](turn)))) == {mutation}

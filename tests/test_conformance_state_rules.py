@@ -91,14 +91,13 @@ BREAKS = {
     ],
     "state.standard": [
         (
-            6,
+            8,
             "state.standard",
             "MUST",
-            "agent content after the state '_acme_working' (message 3), "
+            "agent content after the state '_acme_working' (message 5), "
             "which the client did not advertise, where running is required",
         )
     ],
-    "idle.reason": [(5, "idle.reason", "SHOULD", "the running work ended with no stop reason")],
     "prompt.lifecycle": [
         (
             0,
@@ -190,10 +189,10 @@ def test_an_unadvertised_state_does_not_resume_blocked_work(pkg: ModuleType) -> 
     stream = [*initialize(), *STARTED, state("requires_action"), state("_acme_back"), chunk()]
     assert findings(pkg, [*stream, idle()]) == [
         (
-            8,
+            10,
             "state.standard",
             "MUST",
-            "agent content after the state '_acme_back' (message 7), "
+            "agent content after the state '_acme_back' (message 9), "
             "which the client did not advertise, where running is required",
         )
     ]
@@ -206,10 +205,10 @@ def test_an_unadvertised_state_alone_ending_a_prompt(pkg: ModuleType) -> None:
     stream = [*initialize(), prompt(), user(), ok(messageId="u1"), state("_acme_x"), idle()]
     assert findings(pkg, stream) == [
         (
-            6,
+            8,
             "state.standard",
             "MUST",
-            "the accepted prompt of message 2 after the state '_acme_x' (message 5), "
+            "the accepted prompt of message 4 after the state '_acme_x' (message 7), "
             "which the client did not advertise, where running is required",
         )
     ]
@@ -224,7 +223,7 @@ def test_a_prompt_answered_then_only_a_bare_idle(pkg: ModuleType) -> None:
 def test_an_idle_without_stop_reason_after_requires_action(pkg: ModuleType) -> None:
     stream = [*STARTED, state("requires_action"), idle(None)]
     assert findings(pkg, stream) == [
-        (5, "idle.reason", "SHOULD", "the requires_action work ended with no stop reason")
+        (5, "stop.reason", "SHOULD", "the idle that ends the work has no stop reason")
     ]
     # a repeated idle without a stop reason is no transition
     assert findings(pkg, [*STARTED, idle(), idle(None)]) == []

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
 from ._base import DecodeError
-from ._state import Rules
+from ._state import EntityRule, Rules
 from ._transcript import TranscriptError, envelope, json_type
 
 __all__ = ["RULES", "Checker", "ConformanceError", "Rule", "TranscriptError", "Violation"]
@@ -120,6 +120,111 @@ RULES = (
         "updates.",
     ),
     Rule(
+        "prompt.initialized",
+        "MUST",
+        "Before sending prompts, Clients MUST first complete the "
+        "initialization phase and session setup.",
+        (1, 2),
+        False,
+    ),
+    Rule(
+        "prompt.capabilities",
+        "MUST",
+        "Clients MUST restrict types of content according to the "
+        "Prompt Capabilities established during initialization.",
+        (1, 2),
+        False,
+    ),
+    Rule(
+        "prompt.unsupported",
+        "MUST",
+        "Agents MUST reject a prompt containing a content type that "
+        "is neither baseline (text, resource_link) nor advertised, or that they don’t "
+        "understand with -32602, without inserting it.",
+        state=False,
+    ),
+    Rule(
+        "prompt.message_id",
+        "MUST",
+        "All updates for that message MUST use the returned messageId "
+        "and MUST NOT precede insertion.",
+        state=False,
+    ),
+    Rule(
+        "prompt.distinct",
+        "MUST",
+        "Agents MUST assign distinct message IDs to distinct inserted "
+        "submissions, even if their content is identical.",
+        state=False,
+    ),
+    Rule(
+        "message.id",
+        "MUST",
+        "The Agent MUST include an opaque messageId on message updates and message chunks.",
+        state=False,
+    ),
+    Rule(
+        "turn.pending",
+        "MUST",
+        "The Agent MUST send any pending updates for the foreground "
+        "work that ended before sending its idle update.",
+    ),
+    Rule(
+        "tool.in_progress",
+        "SHOULD",
+        "Once permission is granted (if required), the Agent SHOULD "
+        "invoke the tool and report a status update marking the tool as in_progress:",
+        (1, 2),
+        False,
+    ),
+    Rule(
+        "stop.reason",
+        "SHOULD",
+        "When an Agent stops foreground work, it SHOULD specify the "
+        "corresponding StopReason on an idle state_update session update.",
+    ),
+    Rule(
+        "failure.details",
+        "SHOULD",
+        "This stop reason carries the failure in an error field beside "
+        "stopReason, which the Agent SHOULD include:",
+    ),
+    Rule(
+        "failure.tools",
+        "SHOULD",
+        "Before reporting the failure, the Agent SHOULD give each tool "
+        "call that the failed work left unfinished a terminal status, using failed for calls "
+        "that did not complete.",
+    ),
+    Rule(
+        "cancel.stop",
+        "MUST",
+        "After all ongoing operations have been successfully aborted "
+        "and pending updates have been sent, the Agent MUST send an idle state_update session "
+        "update with the cancelled stop reason if foreground work was active when "
+        "cancellation took effect.",
+        (1, 2),
+        False,
+    ),
+    Rule(
+        "cancel.permission",
+        "SHOULD",
+        "It SHOULD cancel each of them with $/cancel_request so the Client can dismiss the prompt.",
+    ),
+    Rule(
+        "compaction.reuse",
+        "MUST",
+        "The ID is an opaque, Agent-owned string, unique within the "
+        "session, and MUST NOT be reused for another compaction.",
+        state=False,
+    ),
+    Rule(
+        "compaction.end",
+        "MUST",
+        "The Agent MUST report a terminal status when a reported compaction ends.",
+        state=False,
+    ),
+    Rule(
         "background.always",
         "MUST",
         "An Agent that reports background work MUST include "
@@ -170,12 +275,6 @@ RULES = (
         "Unless the Client has advertised support for a custom or future state, Agents MUST "
         "still report running, requires_action, and idle where the state transitions "
         "require them.",
-    ),
-    Rule(
-        "idle.reason",
-        "SHOULD",
-        "When an idle transition ends work, the Agent SHOULD include its stop reason, and "
-        "MUST use cancelled when confirming foreground cancellation.",
     ),
     Rule(
         "prompt.lifecycle",
@@ -229,16 +328,29 @@ LIFECYCLE = {
     "session/cancel": "agent",
     "session/load": "agent",
     "session/resume": "agent",
+    "session/close": "agent",
     "session/update": "client",
+    "session/request_permission": "client",
 }
-CANCELLED_CODE = -32800
+CANCELLED_CODE, INVALID_PARAMS = -32800, -32602
+#: The states of foreground work in progress.
+ACTIVE = ("running", "requires_action")
 #: Entity kinds whose content is foreground progress, and the kinds the rules read.
 CONTENT_KINDS = ("agent_message", "agent_thought")
-TOOL, USER, TERMINAL = "tool_call", "user_message", "terminal"
+TOOL, USER, TERMINAL, COMPACTION = "tool_call", "user_message", "terminal", "compaction"
 SUBAGENT, SESSION_MESSAGE = "subagent", "session_message"
 #: a session-directed message's participants (senderSessionId, recipientSessionId)
 SENDER, RECIPIENT = "sender_session_id", "recipient_session_id"
 ERROR, CANCELLED = "error", "cancelled"
+COMPLETED = "completed"
+#: The compaction statuses that end one (the tables give only its initial status).
+COMPACTION_ENDS = (COMPLETED, "failed", CANCELLED)
+#: The wire name of the ID every message update and chunk must carry.
+MESSAGE_ID = "messageId"
+#: Prompt content anyone may send, and the capability each other standard type needs
+#: (``capabilities.session.prompt`` in v2, ``agentCapabilities.promptCapabilities`` in v1).
+BASELINE = ("text", "resource_link")
+NEEDS = {"image": "image", "audio": "audio", "resource": "embeddedContext"}
 _MISS = object()
 _OTHER_SIDE = {"agent": "client", "client": "agent"}
 #: How a future standard stop reason is spelled; a custom one starts with ``_``.
@@ -277,6 +389,7 @@ class _Prompt:
         "from_idle",
         "index",
         "reported",
+        "unsupported",
     )
 
     def __init__(self, index: int, from_idle: bool) -> None:
@@ -286,31 +399,41 @@ class _Prompt:
         self.answered = False
         #: (index, rule) of an idle that completed it with no active state
         self.candidate: tuple[int, str] | None = None
-        self.covered = False  # by a session/cancel sent before its response
+        #: what cut it off before its response: session/cancel, session/close or a
+        #: $/cancel_request for it ("" while none did)
+        self.covered = ""
         self.echoed = False  # a new user message came while it was the only open prompt
         #: (index, tag) of an unadvertised state that stood in for an active one
         self.custom: tuple[int, str] | None = None
         self.reported = False  # a start finding of its interval already covers it
+        self.unsupported: list[str] = []  # content types the agent did not advertise
 
 
 class _Session:
     __slots__ = (
+        "abandoned",
         "after_idle",
+        "asking",
         "background",
         "cancel",
         "cancelled",
+        "compactions",
         "custom",
         "ended",
+        "ended_at",
         "failed",
+        "finished",
         "first",
         "flagged",
-        "initial",
+        "granted",
         "id",
+        "initial",
         "inserted",
         "last",
         "messaged",
         "notice",
         "prompts",
+        "refs",
         "replay",
         "refs",
         "reported",
@@ -318,7 +441,10 @@ class _Session:
         "state",
         "synced",
         "told",
+        "took_effect",
+        "unkeyed",
         "users",
+        "work",
         "worked",
     )
 
@@ -327,13 +453,31 @@ class _Session:
         self.state = "idle"  # the last reported standard state: sessions start idle
         self.after_idle = False  # an idle has ended an interval
         self.flagged = False  # progress outside an active state already reported this interval
-        self.cancel: int | None = None  # session/cancel sent while work was active
+        self.cancel: int | None = None  # session/cancel or session/close while work was active
         self.cancelled: int | None = None  # the idle that confirmed it, until work restarts
         self.failed = False  # a prompt failed while the work it started was active
         self.background: dict[tuple[str, str], None] | None = None  # the last reported list
         self.reported = False  # the agent has reported background at least once
         self.first: dict[tuple[str, str], list[Any]] = {}  # entity -> [first index, finished]
-        self.users: set[str] = set()  # user message IDs seen
+        #: user message ID -> the index of its first update (-1: first seen in a replay)
+        self.users: dict[str, int] = {}
+        self.took_effect = False  # the agent showed it acted on the pending cancel
+        #: open permission request -> (its index, the tool call it asks about)
+        self.asking: dict[Any, tuple[int, Any]] = {}
+        #: permission request left open by the idle that stopped its cancelled work ->
+        #: (that idle, the request)
+        self.abandoned: dict[Any, tuple[int, int]] = {}
+        #: entities progressed in this interval, in the order they first did
+        self.work: dict[tuple[str, str], None] = {}
+        self.ended: dict[tuple[str, str], None] = {}  # those of the interval that ended last
+        self.ended_at = -1  # the idle that ended it
+        #: tool call -> the response that granted its permission, until it gets a status
+        self.granted: dict[Any, int] = {}
+        #: tool call -> the terminals its content has shown (the process it runs)
+        self.refs: dict[tuple[str, str], set[str]] = {}
+        #: compaction ID -> still in progress (None: a status this checker cannot read)
+        self.compactions: dict[str, bool | None] = {}
+        self.unkeyed: set[str] = set()  # sessionUpdate tags already seen without an ID
         self.inserted: dict[str, int] = {}  # messageId of an accepted prompt -> response index
         self.prompts: dict[Any, _Prompt] = {}  # open or watched prompts, by request ID
         self.replay = 0  # open session/load or session/resume requests
@@ -344,10 +488,9 @@ class _Session:
         self.synced = False  # a snapshot came during the open load or resume
         #: (index, tag) of the unadvertised state reported since the last standard one
         self.custom: tuple[int, str] | None = None
-        self.ended: dict[tuple[str, str], int] = {}  # listed item -> where it finished
+        self.finished: dict[tuple[str, str], int] = {}  # listed item -> where it finished
         self.notice: int | None = None  # a live notice sent during a replay
         self.told: set[tuple[str, Any]] = set()  # (rule, item) already reported
-        self.refs: dict[str, set[str]] = {}  # tool call ID -> terminals its content shows
         self.last: tuple[int, str] | None = None  # (index, tag) of its latest state snapshot
         self.worked: int | None = None  # where foreground work first showed
         self.messaged = False  # a session-directed message came in from another session
@@ -400,6 +543,13 @@ class Checker:
         #: every key and string of the client's capabilities; None: no initialize seen
         self._advertised: set[str] | None = None
         self._children: dict[Any, _Child] = {}  # by the child's session ID
+        #: initialize: None before the transcript shows it, then "open", "done" or "failed"
+        self._init: str | None = None
+        self._early: int | None = None  # the first prompt sent before any initialize
+        #: the content types beyond the baseline that initialize advertised, and whether
+        #: it carried prompt capability metadata (None: no initialize response seen)
+        self._caps: set[str] | None = None
+        self._withdrawn: set[Any] = set()  # agent requests it withdrew with $/cancel_request
         self._handlers: dict[type[Any], Any] = self._compile(rules)
 
     @property
@@ -434,14 +584,21 @@ class Checker:
             for cls, snap in rules.snapshots.items()
             if state is not None and snap.slot == state.slot
         }
+        keys = {r.key for r in rules.entities.values() if r.kind in (USER, *CONTENT_KINDS)}
+        #: the message update and chunk classes, with their ID attribute
+        self._messages = {cls: r.key for cls, r in rules.entities.items() if r.key in keys}
         handlers: dict[type[Any], Callable[[_Session, Any], None]] = {}
+        for cls in rules.live:
+            handlers[cls] = self._live
         for cls, rule in rules.entities.items():
             if rule.kind in CONTENT_KINDS:
-                handlers[cls] = self._content
+                handlers[cls] = self._content_factory(rule.kind, rule.key)
             elif rule.kind == USER:
                 handlers[cls] = self._user_factory(rule.key)
             elif rule.kind == SESSION_MESSAGE:
                 handlers[cls] = self._history
+            elif rule.kind == COMPACTION:
+                handlers[cls] = self._compaction_factory(rule)
             elif rule.kind in self._item_kinds.values() and rule.op != "remove" and not rule.path:
                 handlers[cls] = self._entity_factory(rule)
         for cls in rules.live:
@@ -512,6 +669,15 @@ class Checker:
                 for message_id, index in s.inserted.items():
                     if message_id not in s.users:
                         self._add(index, "prompt.echo", f"no user_message for {message_id!r}")
+                for ident, live in s.compactions.items():
+                    if live:
+                        self._add(
+                            self._index,
+                            "compaction.end",
+                            f"compaction {ident!r} is still in progress when the transcript ends",
+                        )
+                for idle, asked in s.abandoned.values():
+                    self._abandoned(idle, asked)
                 self._unfinished(s)
             for ident, child in self._children.items():
                 self._child_done(ident, child)
@@ -555,7 +721,7 @@ class Checker:
                         f"the accepted prompt of message {prompt.index} was handled with "
                         "no running or requires_action, and no idle that ends its work",
                     )
-        for ident, index in s.ended.items():
+        for ident, index in s.finished.items():
             self._add(
                 index,
                 "background.resend",
@@ -587,42 +753,44 @@ class Checker:
     def _request(self, method: str, ident: Any, params: Mapping[str, Any], sender: Any) -> None:
         if method == "session/update":
             update = params.get("update")
-            try:
-                if not isinstance(update, Mapping):
-                    raise DecodeError(f"the update is {json_type(update)}, not an object")
-                decoded = type(self).DECODE(json.dumps(update))
-            except DecodeError as exc:  # the lifecycle rules have nothing to read in it
-                at = f" - at `$.params.update{exc.path[1:]}`" if exc.path else ""
-                why = exc.message.splitlines()[0] + at
-                if self.version == self._native:
-                    self._add(self._index, "update.schema", why)
-                else:  # another version's update: not this schema's to judge
-                    mine, theirs = self._native, self.version
-                    why = f"a v{mine} package cannot read this v{theirs} update: {why}"
-                    self._add(self._index, "update.schema", why, NOTE)
-                return
-            self.update(params.get("sessionId"), decoded)
+            self._decode(params.get("sessionId"), update)
+            return
+        if method == "$/cancel_request":
+            self._withdraw(params.get("requestId"), sender)
             return
         if method == "initialize":
             self._advertised = set(_words(params.get("clientCapabilities")))
             if not self._fixed:
                 self._set_version(params.get("protocolVersion"))
-        session_id = params.get("sessionId")
-        if not isinstance(session_id, str) or sender == "agent":
+            if self._init is None and self._early is not None:
+                self._add(
+                    self._early,
+                    "prompt.initialized",
+                    f"a prompt sent before initialize (message {self._index})",
+                )
+            self._init = "open"
             return
+        session_id = params.get("sessionId")
+        if not isinstance(session_id, str):
+            return
+        if sender == "agent":
+            if method == "session/request_permission" and ident is not None:
+                self._session(session_id).asking[_key(ident)] = (self._index, _asked_tool(params))
+            return
+        known = session_id in self._sessions
         s = self._session(session_id)
         if method == "session/prompt":
-            if params.get("prompt") == []:
-                self._add(self._index, "prompt.nonempty", "the prompt array is empty")
-            if ident is not None:
-                s.prompts[_key(ident)] = _Prompt(self._index, s.state == "idle")
-            s.cancelled, s.flagged, s.initial = None, False, False
-        elif method == "session/cancel":
+            self._prompted(s, ident, params.get("prompt"), known)
+            s.initial = False
+        elif method in ("session/cancel", "session/close"):
             for prompt in s.prompts.values():
-                prompt.covered = prompt.covered or not prompt.answered
+                if not prompt.answered and not prompt.covered:
+                    prompt.covered = method
             if s.state != "idle" or (
                 self.version == 1 and any(not p.answered for p in s.prompts.values())
             ):
+                if s.cancel is None:
+                    s.took_effect = False
                 s.cancel = self._index
         elif method in ("session/load", "session/resume") and ident is not None:
             s.replay += 1
@@ -630,18 +798,148 @@ class Checker:
             if method == "session/resume":
                 s.resumes[_key(ident)] = [None, None]
 
+    def _decode(self, session_id: Any, update: Any) -> None:
+        """Decode one update and feed it to the rules. A message update without its
+        ``messageId`` is `message.id` (once per kind and session); any other update the
+        package cannot read is `update.schema`, a note when the recording speaks another
+        protocol version than the package's schema."""
+        decode = type(self).DECODE
+        failure: DecodeError | None = None
+        try:
+            if not isinstance(update, Mapping):
+                raise DecodeError(f"the update is {json_type(update)}, not an object")
+            decoded = decode(json.dumps(update))
+        except DecodeError as exc:
+            decoded, failure = None, exc
+        if self.version == 2 and isinstance(update, Mapping) and update.get(MESSAGE_ID) is None:
+            probe = decoded
+            if probe is None:  # would it decode as a message update with an ID?
+                try:
+                    probe = decode(json.dumps({**update, MESSAGE_ID: "?"}))
+                except DecodeError:
+                    probe = None
+            if probe is not None and any(c in self._messages for c in type(probe).__mro__):
+                s, tag = self._session(session_id), str(update.get("sessionUpdate"))
+                if tag not in s.unkeyed:
+                    s.unkeyed.add(tag)
+                    self._add(self._index, "message.id", f"{tag} without a messageId")
+                failure = None  # that is what is wrong with it
+        if failure is not None:
+            at = f" - at `$.params.update{failure.path[1:]}`" if failure.path else ""
+            why = failure.message.splitlines()[0] + at
+            if self.version == self._native:
+                self._add(self._index, "update.schema", why)
+            else:  # another version's update: not this schema's to judge
+                mine, theirs = self._native, self.version
+                why = f"a v{mine} package cannot read this v{theirs} update: {why}"
+                self._add(self._index, "update.schema", why, NOTE)
+        if decoded is not None:
+            self.update(session_id, decoded)
+
+    def _withdraw(self, request_id: Any, sender: str | None) -> None:
+        """A ``$/cancel_request``: without a recorded direction, it withdraws the agent's
+        request when only the agent has one open with that ID."""
+        key = _key(request_id)
+        if sender is None:
+            lone = ("agent", key) in self._open and ("client", key) not in self._open
+            sender = "agent" if lone else "client"
+        request = self._open.get((sender, key))
+        s = self._sessions.get(request[1].get("sessionId")) if request is not None else None
+        if s is None or request is None:
+            return
+        if sender == "agent":
+            self._withdrawn.add(key)
+            s.abandoned.pop(key, None)
+            if s.cancel is not None:
+                s.took_effect = True
+        else:
+            prompt = s.prompts.get(key)
+            if prompt is not None and not prompt.covered:
+                prompt.covered = "$/cancel_request"
+
+    def _prompted(self, s: _Session, ident: Any, blocks: Any, known: bool) -> None:
+        if blocks == []:
+            self._add(self._index, "prompt.nonempty", "the prompt array is empty")
+        self._initialized(s, known)
+        prompt = _Prompt(self._index, s.state == "idle")
+        if self._caps is not None and isinstance(blocks, list):
+            for block in blocks:
+                kind = block.get("type") if isinstance(block, Mapping) else None
+                if kind in NEEDS and kind not in self._caps and kind not in prompt.unsupported:
+                    prompt.unsupported.append(kind)
+        if prompt.unsupported:
+            self._add(
+                self._index,
+                "prompt.capabilities",
+                f"prompt content of type {', '.join(prompt.unsupported)}, "
+                "which initialize did not advertise",
+            )
+        if ident is not None:
+            s.prompts[_key(ident)] = prompt
+        s.cancelled, s.flagged = None, False
+
+    def _initialized(self, s: _Session, known: bool) -> None:
+        """A load or resume still unanswered is always a setup not complete; the rest is
+        only judged once the transcript shows ``initialize``, and until one shows, the
+        first prompt waits to see whether an ``initialize`` follows it."""
+        if s.replay:
+            why = "while the session's session/load or session/resume is unanswered"
+        elif self._init is None:
+            if self._early is None:
+                self._early = self._index
+            return
+        elif self._init != "done":
+            why = "while initialize " + ("is unanswered" if self._init == "open" else "failed")
+        elif not known:
+            why = "for a session no earlier message set up"
+        else:
+            return
+        self._add(self._index, "prompt.initialized", f"a prompt sent {why}")
+
+    def _prompt_types(self, result: Mapping[str, Any]) -> set[str]:
+        """The prompt content types beyond the baseline an initialize result allows: v2
+        advertises each with an object, v1 with true."""
+        caps, prompt = result.get("capabilities"), None
+        if isinstance(caps, Mapping):
+            session = caps.get("session")
+            prompt = session.get("prompt") if isinstance(session, Mapping) else None
+        agent = result.get("agentCapabilities")
+        if prompt is None and isinstance(agent, Mapping):
+            prompt = agent.get("promptCapabilities")
+        prompt = prompt if isinstance(prompt, Mapping) else {}
+        return {
+            kind
+            for kind, name in NEEDS.items()
+            if isinstance(prompt.get(name), Mapping) or prompt.get(name) is True
+        }
+
     def _set_version(self, version: Any) -> None:
         if type(version) is int and version in (1, 2):
             self.version = version
 
     def _response(self, method: str, params: Any, asked: int, message: Mapping[str, Any]) -> None:
         result, error = message.get("result"), message.get("error")
-        if method == "initialize" and isinstance(result, Mapping) and not self._fixed:
-            self._set_version(result.get("protocolVersion"))
+        if method == "initialize":
+            self._init = "failed" if "error" in message else "done"
+            if isinstance(result, Mapping):
+                if not self._fixed:
+                    self._set_version(result.get("protocolVersion"))
+                self._caps = self._prompt_types(result)
+            return
+        if isinstance(result, Mapping) and isinstance(result.get("sessionId"), str):
+            self._session(result["sessionId"])  # one the agent set up, by session/new say
         s = self._sessions.get(params.get("sessionId"))
         if s is None:
             return
-        if method in ("session/load", "session/resume"):
+        if method == "session/request_permission":
+            key = _key(message.get("id"))
+            s.asking.pop(key, None)
+            self._withdrawn.discard(key)
+            if key in s.abandoned:
+                self._abandoned(*s.abandoned.pop(key))
+            if _grants(params, result):
+                s.granted[_asked_tool(params)] = self._index
+        elif method in ("session/load", "session/resume"):
             s.replay = max(0, s.replay - 1)
             s.notice = None  # a notice after the last replayed content may be a new one
             if s.synced or "error" in message:  # later snapshots are live ones
@@ -671,7 +969,16 @@ class Checker:
                 self._index,
                 "cancel.prompts",
                 f"a prompt not inserted before "
-                f"session/cancel (message {prompt.index}) was answered with {code!r}",
+                f"{prompt.covered} (message {prompt.index}) was answered with {code!r}",
+            )
+        elif prompt.covered:
+            s.took_effect = s.took_effect or s.cancel is not None
+        elif prompt.unsupported and code != INVALID_PARAMS:
+            self._add(
+                self._index,
+                "prompt.unsupported",
+                f"the prompt of message {prompt.index}, with "
+                f"{', '.join(prompt.unsupported)} content, was answered with {code!r}, not -32602",
             )
         if prompt.echoed:
             self._add(
@@ -688,8 +995,17 @@ class Checker:
             stop = result.get("stopReason") if isinstance(result, Mapping) else None
             if s.cancel is not None and stop == CANCELLED:
                 s.cancelled = self._index
+            elif s.cancel is not None:
+                self._not_cancelled(s, stop)
             s.cancel = None
             return
+        if prompt.unsupported:
+            self._add(
+                self._index,
+                "prompt.unsupported",
+                f"the prompt of message {prompt.index} was inserted with "
+                f"{', '.join(prompt.unsupported)} content, which initialize did not advertise",
+            )
         message_id = result.get("messageId") if isinstance(result, Mapping) else None
         if not isinstance(message_id, str):
             self._add(
@@ -699,12 +1015,26 @@ class Checker:
                 "no messageId: a prompt that was not inserted gets an error response",
             )
             return
+        first = s.users.get(message_id, self._index)
         if message_id in s.inserted:
             self._add(
                 self._index,
-                "entity.reuse",
+                "prompt.distinct",
                 f"two inserted prompts share the messageId "
                 f"{message_id!r} (the first answered at message {s.inserted[message_id]})",
+            )
+        elif first < 0:
+            self._add(
+                self._index,
+                "prompt.distinct",
+                f"the prompt was given the messageId {message_id!r} of a replayed user message",
+            )
+        elif first < prompt.index:
+            self._add(
+                self._index,
+                "prompt.message_id",
+                f"the user message {message_id!r} was reported (message {first}) "
+                "before its prompt was sent",
             )
         s.inserted[message_id] = self._index
         if prompt.candidate is not None:
@@ -714,26 +1044,41 @@ class Checker:
             s.prompts[("answered", prompt.index)] = prompt  # watched until its work shows
 
     # -- updates --------------------------------------------------------------------------
-    def _content(self, s: _Session, update: Any) -> None:
-        if s.replay:
-            self._replayed(s)
-            return
-        self._worked(s)
-        if s.flagged:
-            return
-        state = s.state
-        if state == "idle":
-            if s.cancelled is not None:
-                s.flagged = True
-                self._add(
-                    self._index,
-                    "cancel.order",
-                    f"content after the idle that confirmed cancellation (message {s.cancelled})",
-                )
-            elif self.version == 2:
-                self._started(s, "agent content")
-        elif state == "requires_action":
-            self._resumed(s, "agent content")
+    def _content_factory(self, kind: str, key: str) -> Callable[[_Session, Any], None]:
+        def content(s: _Session, update: Any) -> None:
+            if s.replay:
+                self._replayed(s)
+                return
+            self._worked(s)
+            ident = (kind, getattr(update, key))
+            state = s.state
+            if state != "idle":
+                s.work[ident] = None
+            if s.flagged:
+                return
+            if state == "idle":
+                if s.cancelled is not None:
+                    s.flagged = True
+                    self._add(
+                        self._index,
+                        "cancel.order",
+                        "content after the idle that confirmed cancellation "
+                        f"(message {s.cancelled})",
+                    )
+                elif self.version == 2 and ident in s.ended:
+                    s.flagged = True
+                    self._add(
+                        self._index,
+                        "turn.pending",
+                        f"{kind} {ident[1]!r} goes on after the idle "
+                        f"that ended its work (message {s.ended_at})",
+                    )
+                elif self.version == 2:
+                    self._started(s, "agent content")
+            elif state == "requires_action":
+                self._resumed(s, "agent content")
+
+        return content
 
     def _started(self, s: _Session, what: str) -> None:
         """Foreground progress shows while idle: the interval's one start finding."""
@@ -803,7 +1148,7 @@ class Checker:
             message_id = getattr(update, key)
             if message_id in s.users:
                 return
-            s.users.add(message_id)
+            s.users[message_id] = -1 if s.replay else self._index
             if not s.replay and message_id not in s.inserted:
                 open_prompts = [p for p in s.prompts.values() if not p.answered]
                 if len(open_prompts) == 1:
@@ -845,13 +1190,21 @@ class Checker:
                         )
                     seen[1] = done
                     if done and s.background is not None and ident in s.background:
-                        s.ended.setdefault(ident, self._index)
+                        s.finished.setdefault(ident, self._index)
             if terminal_key:
-                self._references(s, ident[1], update, fields)
+                self._references(s, ident, update, fields)
             elif kind == SUBAGENT:
                 self._mirrored(s, ident[1], update, fields)
-            if not tool or s.replay or (s.background is not None and ident in s.background):
+            if not tool or s.replay:
                 return
+            if upsert and ident[1] in s.granted:
+                self._invoked(s, ident[1], getattr(update, attr, None), final or ())
+            if upsert and s.cancel is not None and getattr(update, attr, None) == CANCELLED:
+                s.took_effect = True  # the agent is stopping the cancelled work
+            if self._owned(s, ident):
+                return
+            if s.state != "idle":
+                s.work[ident] = None
             if s.cancelled is not None and seen[0] < s.cancelled and not s.flagged:
                 s.flagged = True
                 self._add(
@@ -867,9 +1220,26 @@ class Checker:
             ):
                 self._resumed(s, f"tool call {ident[1]!r} progresses")
 
+            elif (
+                s.state == "idle"
+                and s.cancelled is None
+                and s.background is not None
+                and ident in s.ended
+                and not s.flagged
+            ):
+                s.flagged = True
+                self._add(
+                    self._index,
+                    "turn.pending",
+                    f"tool call {ident[1]!r} is updated after the idle that ended "
+                    f"its work (message {s.ended_at}), and is not background work",
+                )
+
         return entity
 
-    def _references(self, s: _Session, tool: str, update: Any, fields: list[str]) -> None:
+    def _references(
+        self, s: _Session, tool: tuple[str, str], update: Any, fields: list[str]
+    ) -> None:
         """Note the terminals a tool call's content shows (the work it runs as a process)."""
         for name in fields:
             value = getattr(update, name, None)
@@ -903,9 +1273,52 @@ class Checker:
         if parent is None or parent.background is None or item not in parent.background:
             return
         if self._rules.state is not None and tag == self._rules.state.idle and background == []:
-            parent.ended.setdefault(item, self._index)
+            parent.finished.setdefault(item, self._index)
         else:
-            parent.ended.pop(item, None)
+            parent.finished.pop(item, None)
+
+    def _invoked(self, s: _Session, ident: Any, status: Any, final: Iterable[Any]) -> None:
+        """The first running or final status of a tool call after its permission was
+        granted: running it straight to completed skips the in_progress report."""
+        if status == "in_progress" or status in final:
+            granted = s.granted.pop(ident)
+            if status == COMPLETED:
+                self._add(
+                    self._index,
+                    "tool.in_progress",
+                    f"tool call {ident!r} completed after the permission granted at message "
+                    f"{granted}, with no in_progress status first",
+                )
+
+    def _owned(self, s: _Session, ident: tuple[str, str]) -> bool:
+        """Whether the latest background list holds a tool call, or a terminal it shows."""
+        listed = s.background
+        if listed is None:
+            return False
+        return ident in listed or any((TERMINAL, t) in listed for t in s.refs.get(ident, ()))
+
+    def _compaction_factory(self, rule: EntityRule) -> Callable[[_Session, Any], None]:
+        key, upsert = rule.key, rule.op == "upsert"
+        attr, start = next(iter(rule.initial), ("", None))  # the status a new one starts in
+
+        def compaction(s: _Session, update: Any) -> None:
+            ident = getattr(update, key)
+            live = s.compactions.get(ident)
+            status = getattr(update, attr, None) if upsert and attr else None
+            if status in COMPACTION_ENDS:
+                s.compactions[ident] = False
+            elif status == start or (status is None and ident not in s.compactions):
+                if live is False and not s.replay:
+                    self._add(
+                        self._index,
+                        "compaction.reuse",
+                        f"compaction {ident!r} is {start} again after it ended",
+                    )
+                s.compactions[ident] = True
+            elif ident not in s.compactions:  # a status this checker cannot read
+                s.compactions[ident] = None
+
+        return compaction
 
     def _state_factory(self, tag: str, stop: str | None) -> Callable[[_Session, Any], None]:
         rule = self._rules.state
@@ -943,6 +1356,8 @@ class Checker:
                     self._worked(s)
                 if s.state == "idle" or (s.state == "requires_action" and tag == "running"):
                     s.flagged = False
+                if s.state == "idle":
+                    s.ended = {}
                 s.state, s.cancelled = tag, None
                 for prompt in list(s.prompts.values()):
                     prompt.active = True
@@ -951,13 +1366,10 @@ class Checker:
                 return
             reason = stop if stop is not None else getattr(update, "stop_reason", None)
             reason = None if reason is unset else reason
-            if reason is None and s.state in ("running", "requires_action"):
-                self._add(
-                    self._index, "idle.reason", f"the {s.state} work ended with no stop reason"
-                )
-            self._stop(s, reason)
+            self._stop(s, reason, update)
             if s.state != idle:
                 s.after_idle, s.flagged = True, False
+                s.ended, s.ended_at, s.work = s.work, self._index, {}
             elif reason is None:
                 return  # a repeated idle: no new completion
             s.state = idle
@@ -990,7 +1402,10 @@ class Checker:
         else:
             self._unadvertised(prompt.custom, f"the accepted prompt of message {prompt.index}")
 
-    def _stop(self, s: _Session, reason: Any) -> None:
+    def _stop(self, s: _Session, reason: Any, update: Any) -> None:
+        #: an idle that ends live foreground work (not a repeat, nor a resume snapshot)
+        ending = s.state in ACTIVE and not s.replay
+        judged = s.cancel is not None or s.failed  # a stop reason is owed for a known cause
         if (
             isinstance(reason, str)
             and reason not in self._stops
@@ -1009,8 +1424,14 @@ class Checker:
                     "stop.cancelled",
                     f"the work cancelled at message {s.cancel} ended with the error stop reason",
                 )
+            elif reason != CANCELLED:
+                self._not_cancelled(s, reason)
+            else:
+                self._abandon(s)
             s.cancelled = self._index if reason == CANCELLED else None
             s.cancel = None
+        elif ending and reason == ERROR:
+            self._failed(s, update)
         if s.failed:
             if reason != ERROR:
                 self._add(
@@ -1019,6 +1440,50 @@ class Checker:
                     f"the work ended by a failed prompt stopped with {reason!r}, not error",
                 )
             s.failed = False
+        if ending and reason is None and not judged:
+            self._add(self._index, "stop.reason", "the idle that ends the work has no stop reason")
+
+    def _not_cancelled(self, s: _Session, reason: Any) -> None:
+        """Cancelled work that ends with another reason: a MUST once the agent showed it
+        acted on the cancel, else a note (the work may have ended before it arrived)."""
+        self._add(
+            self._index,
+            "cancel.stop",
+            f"the work cancelled at message {s.cancel} ended with {reason!r}, not cancelled"
+            + ("" if s.took_effect else ", with nothing showing the cancel took effect first"),
+            None if s.took_effect else NOTE,
+        )
+
+    def _failed(self, s: _Session, update: Any) -> None:
+        if getattr(update, "error", None) in (None, self._unset):
+            self._add(self._index, "failure.details", "the error stop reason has no error object")
+        left = [
+            ident[1]
+            for ident in s.work
+            if ident[0] == TOOL and not s.first[ident][1] and not self._owned(s, ident)
+        ]
+        if left:
+            self._add(
+                self._index,
+                "failure.tools",
+                f"the failed work left tool call(s) {', '.join(map(repr, left))} "
+                "with no terminal status",
+            )
+
+    def _abandon(self, s: _Session) -> None:
+        """At the idle that stops cancelled work: the permission requests it leaves open,
+        other than those of listed background work, are owed a $/cancel_request."""
+        for key, (asked, tool) in s.asking.items():
+            if key not in self._withdrawn and not self._owned(s, (TOOL, tool)):
+                s.abandoned[key] = (self._index, asked)
+
+    def _abandoned(self, idle: int, asked: int) -> None:
+        self._add(
+            idle,
+            "cancel.permission",
+            f"the permission request of message {asked} was still open when the "
+            "cancelled work stopped, and the agent never withdrew it with $/cancel_request",
+        )
 
     def _background(self, s: _Session, items: Any, initial: bool = False) -> None:
         if not isinstance(items, list):
@@ -1038,7 +1503,7 @@ class Checker:
         for ident in s.background or ():
             if ident in listed:
                 continue
-            s.ended.pop(ident, None)
+            s.finished.pop(ident, None)
             seen = s.first.get(ident)
             if ident[0] in self._finished and not (seen and seen[1]) and not initial:
                 self._add(
@@ -1048,7 +1513,7 @@ class Checker:
                 )
         for ident in listed:
             if ident[0] == TOOL:
-                shown = [t for t in sorted(s.refs.get(ident[1], ())) if (TERMINAL, t) in listed]
+                shown = [t for t in sorted(s.refs.get(ident, ())) if (TERMINAL, t) in listed]
                 if shown:
                     self._once(
                         s,
@@ -1115,6 +1580,27 @@ def _words(value: Any) -> Iterable[str]:
     elif isinstance(value, list):
         for item in value:
             yield from _words(item)
+
+
+def _asked_tool(params: Mapping[str, Any]) -> Any:
+    """The tool call a permission request is about (v2 ``subject``, or v1 ``toolCall``)."""
+    subject = params.get("subject")
+    call = subject.get("toolCall") if isinstance(subject, Mapping) else params.get("toolCall")
+    return call.get("toolCallId") if isinstance(call, Mapping) else None
+
+
+def _grants(params: Mapping[str, Any], result: Any) -> bool:
+    """Whether a permission response selected one of the request's allow options."""
+    outcome = result.get("outcome") if isinstance(result, Mapping) else None
+    if not isinstance(outcome, Mapping) or outcome.get("outcome") != "selected":
+        return False
+    options = params.get("options")
+    kinds = {
+        o.get("optionId"): o.get("kind")
+        for o in (options if isinstance(options, list) else ())
+        if isinstance(o, Mapping)
+    }
+    return str(kinds.get(outcome.get("optionId"), "")).startswith("allow")
 
 
 def _sender(direction: Any, index: int) -> str | None:
