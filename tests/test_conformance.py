@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -348,3 +349,62 @@ def test_a_model_agent_conforms_and_each_mutation_breaks_one_rule(
     turn = [prompt(), state("running"), user(), ok(messageId="u1"), *output, idle()]
     assert pkg.check(turn) == []
     assert set(rules(pkg.check(MUTATIONS[mutation](turn)))) == {mutation}
+
+
+# -- the sentence table ---------------------------------------------------------------------
+_BOUNDARY = re.compile(r"(?<=[.!?:])\s+|(?<=[a-z][.])(?=[A-Z])")
+_ABBREVIATIONS = ("e.g.", "i.e.")
+
+
+def normative_sentences(text: str) -> list[str]:
+    """The page's sentences with a MUST or a SHOULD, whitespace collapsed. A sentence ends
+    at ``.``, ``!``, ``?`` or ``:`` before a space, or at a period the page runs straight
+    into the next capital ("etc.Clients"), but not after "e.g." or "i.e."."""
+    found = []
+    for paragraph in text.splitlines():
+        words = " ".join(paragraph.replace("•", " ").split())
+        sentence = ""
+        for part in _BOUNDARY.split(words):
+            if sentence.endswith(_ABBREVIATIONS):
+                sentence = f"{sentence} {part}"
+                continue
+            if re.search(r"\b(MUST|SHOULD)\b", sentence):
+                found.append(sentence)
+            sentence = part
+        if re.search(r"\b(MUST|SHOULD)\b", sentence):
+            found.append(sentence)
+    return found
+
+
+def _sentence_rows() -> list[list[str]]:
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "conformance.md").read_text(
+        encoding="utf-8"
+    )
+    table = doc[doc.index("## Every sentence of the page") :]
+    return [
+        [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+        for line in table.splitlines()
+        if line.startswith("| ") and not line.startswith(("| section", "| ---"))
+    ]
+
+
+def test_every_normative_sentence_of_the_page_has_a_row(pkg: ModuleType) -> None:
+    corpus.require()
+    rows = _sentence_rows()
+    written = {row[1] for row in rows}
+    sentences = normative_sentences(corpus.SPEC.read_text(encoding="utf-8"))
+    assert len(sentences) > 50
+    missing = [s for s in sentences if not any(s in row or row in s for row in written)]
+    assert missing == []
+    for _section, sentence, level, decidable, why in rows:
+        assert sentence in SPEC, sentence
+        assert re.findall(r"MUST|SHOULD|MAY", level), level
+        assert all(word in sentence for word in re.findall(r"MUST|SHOULD|MAY", level)), level
+        assert decidable.split(" ")[0].strip(",") in {"yes", "no", "partly", "—"}, decidable
+        named = set(re.findall(r"`([a-z_]+\.[a-z_]+)`", why))
+        if decidable.startswith(("yes", "partly")):
+            assert named, sentence  # a decidable sentence names the rule that checks it
+        assert named <= {r.id for r in pkg.RULES}, (sentence, named)
+    # and every rule quoting the page is the rule of a row
+    quoted = {r.id for r in pkg.RULES if r.source == "spec"}
+    assert quoted <= {n for row in rows for n in re.findall(r"`([a-z_]+\.[a-z_]+)`", row[4])}
