@@ -408,3 +408,135 @@ def test_every_normative_sentence_of_the_page_has_a_row(pkg: ModuleType) -> None
     # and every rule quoting the page is the rule of a row
     quoted = {r.id for r in pkg.RULES if r.source == "spec"}
     assert quoted <= {n for row in rows for n in re.findall(r"`([a-z_]+\.[a-z_]+)`", row[4])}
+
+
+#: The exact findings of the breaking transcripts of the rules whose expected findings
+#: tests/test_conformance_turns.py and tests/test_conformance_state_rules.py do not give.
+EXACT: dict[str, list[tuple[int, str, str, str]]] = {
+    "foreground.start": [
+        (3, "foreground.start", "MUST", "agent content while the session is idle")
+    ],
+    "foreground.resume": [
+        (
+            5,
+            "foreground.resume",
+            "MUST",
+            "agent content while the session requires action, with no running first",
+        )
+    ],
+    "foreground.end": [
+        (
+            4,
+            "foreground.end",
+            "MUST",
+            "the transcript ends while the session is running, with no idle",
+        )
+    ],
+    "turns.boundary": [(9, "turns.boundary", "MUST", "agent content while the session is idle")],
+    "stop.custom": [
+        (
+            4,
+            "stop.custom",
+            "MUST",
+            "stop reason 'Stopped by hook' is not standard and does not begin with _",
+        )
+    ],
+    "stop.cancelled": [
+        (
+            6,
+            "stop.cancelled",
+            "MUST",
+            "the work cancelled at message 5 ended with the error stop reason",
+        )
+    ],
+    "stop.error": [
+        (
+            3,
+            "stop.error",
+            "SHOULD",
+            "the work ended by a failed prompt stopped with 'end_turn', not error",
+        )
+    ],
+    "cancel.prompts": [
+        (
+            2,
+            "cancel.prompts",
+            "MUST",
+            "a prompt not inserted before session/cancel (message 0) was answered with -32603",
+        )
+    ],
+    "cancel.order": [
+        (
+            7,
+            "cancel.order",
+            "MUST",
+            "content after the idle that confirmed cancellation (message 6)",
+        )
+    ],
+    "prompt.nonempty": [(0, "prompt.nonempty", "MUST", "the prompt array is empty")],
+    "prompt.inserted": [
+        (
+            3,
+            "prompt.inserted",
+            "MUST",
+            "the prompt of message 0 was answered with an error "
+            "after its user message was reported",
+        )
+    ],
+    "prompt.rejected": [
+        (
+            1,
+            "prompt.rejected",
+            "MUST",
+            "a successful prompt response carries no messageId: "
+            "a prompt that was not inserted gets an error response",
+        )
+    ],
+    "prompt.echo": [(2, "prompt.echo", "MUST", "no user_message for 'u1'")],
+    "background.always": [
+        (5, "background.always", "MUST", "a state update without the background list")
+    ],
+    "background.announce": [
+        (4, "background.announce", "MUST", "terminal 't1' is listed before any update announced it")
+    ],
+    "background.finalize": [
+        (2, "background.finalize", "MUST", "terminal 't1' left the list with no final status")
+    ],
+    "background.listed": [
+        (1, "background.listed", "SHOULD", "tool call 'w1' is listed with a final status")
+    ],
+    "resume.snapshot": [
+        (
+            1,
+            "resume.snapshot",
+            "MUST",
+            "the resume succeeded with no state snapshot after the request",
+        )
+    ],
+    "entity.reuse": [
+        (1, "entity.reuse", "note", "tool_call 'c1' is live again after it finished: a reused ID?")
+    ],
+    "update.schema": [
+        (
+            0,
+            "update.schema",
+            "MUST",
+            "invalid 'usage_update' (UsageUpdate): "
+            "Object missing required field `used` - at `$.params.update`",
+        )
+    ],
+}
+
+
+@pytest.mark.parametrize("rule", list(EXACT))
+def test_each_breaking_transcript_gives_exactly_its_finding(pkg: ModuleType, rule: str) -> None:
+    case = next(c for c in CASES if c.rule == rule)
+    found = [(v.index, v.rule, v.level, v.message) for v in pkg.check(case.breaks)]
+    assert found == EXACT[rule]
+
+
+def test_every_rule_has_its_exact_findings_somewhere(pkg: ModuleType) -> None:
+    from tests.test_conformance_state_rules import BREAKS
+    from tests.test_conformance_turns import EXPECTED
+
+    assert {r.id for r in pkg.RULES} <= {*EXACT, *EXPECTED, *BREAKS}

@@ -247,7 +247,7 @@ def render(at: At, root: str = "$") -> str:
         at, key = at
         keys.append(key)
     return root + "".join(
-        f"[{k}]" if type(k) is int else f".{k}" if k.isidentifier() else f"[{json.dumps(k)}]"
+        f"[{k}]" if isinstance(k, int) else f".{k}" if k.isidentifier() else f"[{json.dumps(k)}]"
         for k in reversed(keys)
     )
 
