@@ -87,12 +87,29 @@ def write_recording(path: Path, size: int) -> tuple[int, int]:
     return turns, messages
 
 
-def run_measured(command: list[str], env: dict[str, str]) -> tuple[int, float, int]:
-    """Run a child to completion: its exit status, CPU seconds and peak memory (bytes)."""
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+#: Runs a module as ``python -m`` would, then prints the peak resident memory (kB) of this
+#: program alone: ``VmHWM`` starts again at exec, while a child's ``ru_maxrss`` would also
+#: count the pages of the process that forked it.
+_PEAK = """
+import runpy, sys
+sys.argv = sys.argv[1:]
+try:
+    runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+except SystemExit:
+    pass
+for line in open("/proc/self/status"):
+    if line.startswith("VmHWM:"):
+        print(line.split()[1], file=sys.stderr)
+"""
+
+
+def peak_memory(module: str, path: Path, env: dict[str, str]) -> int:
+    """The peak resident memory, in bytes, of ``python -m module path``."""
+    command = [sys.executable, "-c", _PEAK, module, str(path)]
+    done = subprocess.run(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
+    )
+    return int(done.stderr.split()[-1]) * 1024
 
 
 def _in_process(pkg: Any, tool: str, path: Path) -> Callable[[], None]:
@@ -138,8 +155,8 @@ def figure(ws: Workspace, rounds: int, smoke: bool) -> Section:
         for _ in range(rounds):
             for label, (path, _) in files.items():
                 for tool in ("conformance", "state"):
-                    command = [sys.executable, "-m", f"{pkg.__name__}.{tool}", str(path)]
-                    peaks.setdefault(f"{tool} {label}", []).append(run_measured(command, env)[2])
+                    peak = peak_memory(f"{pkg.__name__}.{tool}", path, env)
+                    peaks.setdefault(f"{tool} {label}", []).append(peak)
     s = {
         key: Sample(key, tuple(t / files[key.split(" ", 1)[1]][1] for t in sample.times))
         for key, sample in totals.items()
