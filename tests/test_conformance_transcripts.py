@@ -16,16 +16,8 @@ import pytest
 
 from tests import corpus
 from tests.conftest import OWN_SCHEMA, GenerateFn
+from tests.test_conformance import V1_RULES
 
-#: the rules v1 traffic is held to
-V1_RULES = {
-    "prompt.initialized",
-    "prompt.capabilities",
-    "tool.in_progress",
-    "cancel.stop",
-    "cancel.order",
-    "entity.reuse",
-}
 TRANSCRIPTS = Path(__file__).resolve().parent / "transcripts"
 
 
@@ -66,17 +58,6 @@ def updates(messages: list[dict[str, object]]) -> list[str]:
         if message.get("method") == "session/update" and isinstance(params, dict):
             found.append(json.dumps(params["update"]))
     return found
-
-
-V1_RULES = {
-    "cancel.order",
-    "cancel.stop",
-    "entity.reuse",
-    "prompt.capabilities",
-    "prompt.initialized",
-    "tool.in_progress",
-    "update.schema",
-}
 
 
 def test_codex_cli_acp_keeps_the_rules_v1_has(conformance: ModuleType) -> None:
