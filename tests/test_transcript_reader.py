@@ -282,3 +282,19 @@ def test_a_state_without_history_reduces_alike(package: ModuleType) -> None:
         lean.apply(decoded)
     assert lean.to_dict() == kept.to_dict()
     assert len(list(kept.replay())) == 4 and list(lean.replay()) == []
+
+
+def test_check_takes_objects_deeper_than_any_json_text(package: ModuleType) -> None:
+    # Objects handed to `check` skip the reader: one nested far past the recursion limit
+    # is still an `update.schema` finding, and deep capabilities are still read.
+    conformance = importlib.import_module(package.__name__ + ".conformance")
+    deep: Any = "x"
+    for _ in range(5000):
+        deep = [deep]
+    update = {"sessionUpdate": "usage_update", "used": 1, "size": 2, "_meta": {"d": deep}}
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize"}
+    init["params"] = {"protocolVersion": 2, "clientCapabilities": {"d": deep}}
+    found = conformance.check([init, note(sessionId="s", update=update)])
+    assert [(v.index, v.rule, v.level, v.message) for v in found] == [
+        (1, "update.schema", "MUST", "payload nests too deeply - at `$.params.update`")
+    ]

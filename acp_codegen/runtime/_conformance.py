@@ -803,13 +803,18 @@ class Checker:
         protocol version than the package's schema."""
         decode = type(self).DECODE
         failure: DecodeError | None = None
+        text = None
         try:
             if not isinstance(update, Mapping):
                 raise DecodeError(f"the update is {json_type(update)}, not an object")
-            decoded = decode(json.dumps(update))
+            try:
+                text = json.dumps(update)
+            except RecursionError:  # objects handed to `check`, deeper than any JSON text
+                raise DecodeError("payload nests too deeply", "$") from None
+            decoded = decode(text)
         except DecodeError as exc:
             decoded, failure = None, exc
-        if self.version == 2 and isinstance(update, Mapping) and update.get(MESSAGE_ID) is None:
+        if self.version == 2 and text is not None and update.get(MESSAGE_ID) is None:
             probe = decoded
             if probe is None:  # would it decode as a message update with an ID?
                 try:
@@ -1568,16 +1573,18 @@ class Checker:
 
 
 def _words(value: Any) -> Iterable[str]:
-    """Every key and string inside a JSON value: where a capability could name a state."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            yield str(key)
-            yield from _words(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _words(item)
+    """Every key and string inside a JSON value: where a capability could name a state
+    (walked with a stack, so no nesting is too deep for it)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, Mapping):
+            yield from map(str, item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def _asked_tool(params: Mapping[str, Any]) -> Any:
