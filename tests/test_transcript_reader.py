@@ -298,3 +298,22 @@ def test_check_takes_objects_deeper_than_any_json_text(package: ModuleType) -> N
     assert [(v.index, v.rule, v.level, v.message) for v in found] == [
         (1, "update.schema", "MUST", "payload nests too deeply - at `$.params.update`")
     ]
+
+
+@pytest.mark.parametrize("tool", ["conformance", "state"])
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--max-line", "0", "x.jsonl"], "argument --max-line: not a size: '0'"),
+        (["--nope", "x.jsonl"], "unrecognized arguments: --nope"),
+        ([], "the following arguments are required: file"),
+    ],
+    ids=["bad size", "unknown flag", "no file"],
+)
+def test_bad_arguments_are_one_line_and_exit_2(
+    package: ModuleType, tool: str, args: list[str], says: str
+) -> None:
+    done = _run([*_command(package, tool), *args], _root(package))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
+    assert done.stderr.endswith(" (--help lists the options)\n")

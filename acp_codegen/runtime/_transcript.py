@@ -216,8 +216,15 @@ def _size(text: str) -> int:
     return int(found[1]) << 10 * " kmg".index(found[2].lower() or " ")
 
 
+class _Parser(argparse.ArgumentParser):
+    """Arguments the command cannot take are one line on stderr, and status 2."""
+
+    def error(self, message: str) -> Any:
+        self.exit(UNREADABLE, f"{self.prog}: {message} (--help lists the options)\n")
+
+
 def _parser(prog: str | None, description: str, epilog: str) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=prog,
         description=description,
         epilog=epilog,
