@@ -59,8 +59,11 @@ HOSTILE: dict[str, tuple[bytes | str, str]] = {
         b'{"jsonrpc": "2.0", "id": ' + b"9" * 5000 + b', "result": {}}',
         "an integer of 5000 digits (at most 4300 are read)",
     ),
-    "NaN": (b'{"jsonrpc": "2.0", "id": NaN, "result": {}}', "NaN is not a JSON number"),
-    "infinite float": (b'{"jsonrpc": "2.0", "id": 1e999, "result": {}}', "1e999 is out of range"),
+    "NaN": (b'{"jsonrpc": "2.0", "id": NaN, "result": {}}', "not JSON (NaN is not valid JSON)"),
+    "infinite float": (
+        b'{"jsonrpc": "2.0", "id": 1e999, "result": {}}',
+        "not JSON (number 1e999 is out of range)",
+    ),
     "lone surrogate": (
         b'{"jsonrpc": "2.0", "method": "x", "params": {"a": "\\ud800"}}',
         "a string holds an unpaired surrogate",

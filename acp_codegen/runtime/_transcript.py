@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import re
 import sys
@@ -30,7 +29,15 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict
 from typing import IO, Any, NamedTuple
 
-from ._base import MAX_DEPTH, DecodeError, check_depth
+from ._base import (
+    MAX_DEPTH,
+    DecodeError,
+    check_depth,
+    check_text,
+    finite_float,
+    no_constant,
+)
+from ._base import json_type as _json_name
 
 __all__ = [
     "MAX_LINE",
@@ -51,9 +58,9 @@ CLEAN, FINDINGS, UNREADABLE, EMPTY = 0, 1, 2, 3
 #: What a shell reports for a command whose output pipe was closed (128 + SIGPIPE).
 CLOSED_PIPE = 141
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SIZE = re.compile(r"(\d+)([kKmMgG]?)")
-_JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+#: `_base.json_type`'s names, as a sentence says them
+_JSON_TYPES = {"object": "an object", "array": "an array", "str": "a string", "bool": "a boolean"}
 
 
 class TranscriptError(ValueError):
@@ -82,7 +89,20 @@ def json_type(value: Any) -> str:
     """How JSON names the type of a parsed value (``an array``, ``null``, ...)."""
     if value is None:
         return "null"
-    return _JSON_TYPES.get(type(value), "a number")
+    return _JSON_TYPES.get(_json_name(value), "a number")
+
+
+def record(value: Any) -> tuple[Any, Any]:
+    """The message a record holds and its recorded sender (None: not recorded)."""
+    if isinstance(value, Mapping) and "message" in value and "jsonrpc" not in value:
+        return value["message"], value.get("direction")
+    return value, None
+
+
+def located(exc: DecodeError, at: str) -> str:
+    """A decode error's first line, its path placed where the decoded value sits (`at`)."""
+    where = f" - at `{at}{exc.path[1:]}`" if exc.path else ""
+    return exc.message.splitlines()[0] + where
 
 
 # -- lines --------------------------------------------------------------------------------
@@ -91,35 +111,6 @@ def _integer(text: str) -> int:
     if digits > MAX_DIGITS:
         raise _Refused(f"an integer of {digits} digits (at most {MAX_DIGITS} are read)")
     return int(text)
-
-
-def _float(text: str) -> float:
-    value = float(text)
-    if math.isinf(value):
-        raise _Refused(f"the number {text[:20]}{'...' * (len(text) > 20)} is out of range")
-    return value
-
-
-def _constant(text: str) -> Any:
-    raise _Refused(f"{text} is not a JSON number")
-
-
-def _unpaired(value: Any) -> bool:
-    """Whether a string (or key) of the value holds half of a surrogate pair."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item)
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
 
 
 def parse(raw: bytes) -> Any:
@@ -133,14 +124,19 @@ def parse(raw: bytes) -> Any:
     except DecodeError:
         raise ValueError(f"nests deeper than {MAX_DEPTH} levels") from None
     try:
-        value = json.loads(text, parse_int=_integer, parse_float=_float, parse_constant=_constant)
+        check_text(text)
+    except DecodeError:
+        raise ValueError(
+            "not JSON a package can read: a string holds an unpaired surrogate"
+        ) from None
+    try:
+        return json.loads(
+            text, parse_int=_integer, parse_float=finite_float, parse_constant=no_constant
+        )
     except _Refused as exc:
         raise ValueError(f"not JSON a package can read: {exc}") from None
     except ValueError as exc:
         raise ValueError(f"not JSON ({exc})") from None
-    if _SURROGATE_ESCAPE.search(text) and _unpaired(value):
-        raise ValueError("not JSON a package can read: a string holds an unpaired surrogate")
-    return value
 
 
 def _lines(stream: IO[bytes], cap: int) -> Iterator[tuple[int, bytes]]:
@@ -170,10 +166,7 @@ def read(path: str, cap: int = MAX_LINE) -> Iterator[Record]:
                 value = parse(raw)
             except ValueError as exc:
                 raise TranscriptError(-1, str(exc), number) from None
-            if isinstance(value, dict) and "message" in value and "jsonrpc" not in value:
-                yield Record(number, value["message"], value.get("direction"))
-            else:
-                yield Record(number, value, None)
+            yield Record(number, *record(value))
     except OSError as exc:
         raise TranscriptError(-1, f"cannot read: {exc.strerror or exc}") from None
     except MemoryError:
@@ -384,8 +377,7 @@ def _replay(cls: Any, args: argparse.Namespace) -> int:
             try:
                 state.apply(cls.DECODE(json.dumps(update)))
             except DecodeError as exc:
-                where = f" - at `{at}{exc.path[1:]}`" if exc.path else ""
-                raise TranscriptError(index, exc.message.splitlines()[0] + where) from None
+                raise TranscriptError(index, located(exc, at)) from None
         except TranscriptError as exc:
             raise TranscriptError(exc.index, str(exc), record.line) from None
         applied += 1

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from ._base import DecodeError
 from ._state import EntityRule, Rules
-from ._transcript import TranscriptError, envelope, json_type
+from ._transcript import TranscriptError, envelope, json_type, located, record
 
 __all__ = ["RULES", "Checker", "ConformanceError", "Rule", "TranscriptError", "Violation"]
 
@@ -601,8 +601,6 @@ class Checker:
                 handlers[cls] = self._compaction_factory(rule)
             elif rule.kind in self._item_kinds.values() and rule.op != "remove" and not rule.path:
                 handlers[cls] = self._entity_factory(rule)
-        for cls in rules.live:
-            handlers[cls] = self._live
         for cls, tag in self._states.items():
             assert state is not None
             handlers[cls] = self._state_factory(tag or state.busy, rules.snapshots[cls].stop)
@@ -629,10 +627,7 @@ class Checker:
     def check(self, messages: Iterable[Any]) -> list[Violation]:
         """Feed every message (a JSON-RPC object, or ``{"direction", "message"}``), finish."""
         for item in messages:
-            if isinstance(item, Mapping) and "message" in item and "jsonrpc" not in item:
-                self.message(item["message"], item.get("direction"))
-            else:
-                self.message(item)
+            self.message(*record(item))
         return self.finish()
 
     def message(self, message: Any, direction: str | None = None) -> None:
@@ -660,7 +655,7 @@ class Checker:
         """What the transcript broke, in message order (call once, at its end)."""
         if self.complete:
             for s in self._sessions.values():
-                if s.state in ("running", "requires_action") and s.custom is None:
+                if s.state in ACTIVE and s.custom is None:
                     self._add(
                         self._index,
                         "foreground.end",
@@ -830,8 +825,7 @@ class Checker:
                     self._add(self._index, "message.id", f"{tag} without a messageId")
                 failure = None  # that is what is wrong with it
         if failure is not None:
-            at = f" - at `$.params.update{failure.path[1:]}`" if failure.path else ""
-            why = failure.message.splitlines()[0] + at
+            why = located(failure, "$.params.update")
             if self.version == self._native:
                 self._add(self._index, "update.schema", why)
             else:  # another version's update: not this schema's to judge
