@@ -51,6 +51,7 @@ CONFIG_COMMAND = "acp-codegen generate"
 _STR_KEYS = ("schema", "out", "package", "target", "formatter", "templates")
 JOB_KEYS = (
     *_STR_KEYS,
+    "versions",
     "line_length",
     "roots",
     "all",
@@ -80,6 +81,8 @@ class Overrides:
     """Job keys given on the command line; ``None``/empty means "not given"."""
 
     schema: Path | None = None
+    #: ``--schema N=PATH``: one schema per protocol version (`schema` is then the newest).
+    versions: tuple[tuple[int, Path], ...] = ()
     out: Path | None = None
     package: str | None = None
     roots: tuple[str, ...] = ()
@@ -219,8 +222,19 @@ def _job(entry: dict[str, Any], label: str, base: Path, root: Path) -> Job:
     for key in _STR_KEYS:
         if key in entry and (not isinstance(entry[key], str) or not entry[key]):
             raise UsageError(f"{label} key {key!r} must be a non-empty string")
+    versions = _versions(entry.get("versions"), label, base)
+    if "schema" in entry and versions:
+        raise UsageError(
+            f"{label} has both 'schema' and 'versions'; a job of several protocol versions "
+            "names each schema in 'versions' only"
+        )
+    if "source" in entry and versions:
+        raise UsageError(
+            f"{label} key 'source' names where one schema is published; a job with "
+            "'versions' has several (upgrade each in a job of its own)"
+        )
     for key in ("schema", "out"):
-        if key not in entry:
+        if key not in entry and not (key == "schema" and versions):
             raise UsageError(f"{label} is missing the required key {key!r}")
     for key in ("schema", "out", "templates"):
         if key in entry:
@@ -274,7 +288,8 @@ def _job(entry: dict[str, Any], label: str, base: Path, root: Path) -> Job:
             f"({entry['out']!r} -> {package!r}) {problem}; add a package key"
         )
     return Job(
-        schema=base / entry["schema"],
+        schema=versions[-1][1] if versions else base / entry["schema"],
+        versions=versions,
         out=out,
         package=package,
         roots=tuple(roots),
@@ -292,6 +307,66 @@ def _job(entry: dict[str, Any], label: str, base: Path, root: Path) -> Job:
         root=root,
         allow_unenforced=tuple(allow),
     )
+
+
+def version_number(text: str, what: str) -> int:
+    """A protocol version key: a whole number from 0 to 65535, written without zeros in
+    front (``ProtocolVersion`` is an unsigned 16-bit integer)."""
+    if not text.isdecimal() or not text.isascii() or str(int(text)) != text or int(text) > 65535:
+        raise UsageError(
+            f"{what}: {text!r} is not a protocol version (a whole number from 0 to 65535)"
+        )
+    return int(text)
+
+
+def _versions(table: Any, label: str, base: Path) -> tuple[tuple[int, Path], ...]:
+    """The ``versions`` key: protocol version -> schema path, as sorted pairs."""
+    if table is None:
+        return ()
+    if not isinstance(table, dict) or not table:
+        raise UsageError(
+            f"{label} key 'versions' must be a table of schemas by protocol version, "
+            'say { "1" = "schema/v1.json", "2" = "schema/v2.json" }'
+        )
+    pairs = []
+    for key, path in table.items():
+        what = f"{label} key 'versions'"
+        number = version_number(key, what)
+        if not isinstance(path, str) or not path:
+            raise UsageError(f"{what}: the schema of version {key} must be a non-empty string")
+        check_path(path, f"{what} entry {key!r}")
+        pairs.append((number, base / path))
+    return tuple(sorted(pairs))
+
+
+def parse_schemas(values: tuple[str, ...]) -> tuple[Path | None, tuple[tuple[int, Path], ...]]:
+    """``--schema`` as given: one path, or ``N=PATH`` once per protocol version."""
+    if not values:
+        return None, ()
+    numbered = [v for v in values if "=" in v and v.split("=", 1)[0].isdecimal()]
+    if not numbered:
+        if len(values) > 1:
+            raise UsageError(
+                "--schema is given more than once; for one package of several protocol "
+                "versions write --schema 1=PATH --schema 2=PATH"
+            )
+        return Path(values[0]), ()
+    if len(numbered) != len(values):
+        plain = next(v for v in values if v not in numbered)
+        raise UsageError(
+            f"--schema {plain}: with --schema N=PATH, give every schema with its protocol version"
+        )
+    pairs: dict[int, Path] = {}
+    for value in values:
+        key, path = value.split("=", 1)
+        number = version_number(key, f"--schema {value}")
+        if number in pairs:
+            raise UsageError(f"--schema names protocol version {number} twice")
+        if not path:
+            raise UsageError(f"--schema {value}: no schema path after '='")
+        check_path(path, f"--schema {value}")
+        pairs[number] = Path(path)
+    return pairs[max(pairs)], tuple(sorted(pairs.items()))
 
 
 def check_path(path: str, what: str) -> None:
@@ -351,6 +426,7 @@ def override(job: Job, flags: Overrides) -> Job:
     return replace(
         job,
         schema=flags.schema or job.schema,
+        versions=flags.versions if flags.schema else job.versions,
         out=out,
         package=package,
         roots=flags.roots or job.roots,
@@ -390,6 +466,7 @@ def job_from_flags(flags: Overrides) -> Job:
         package,
         flags.roots,
         flags.take_all,
+        versions=flags.versions,
         target=flags.target or "msgspec",
         formatter=flags.formatter or "ruff",
         line_length=flags.line_length or LINE_LENGTH,

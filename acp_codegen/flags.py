@@ -39,7 +39,14 @@ def _options(verb: str) -> list[Callable[[Callable[..., Any]], Callable[..., Any
             type=click.Path(path_type=Path, dir_okay=False),
             help="Read jobs from this TOML file. [default: the nearest pyproject.toml]",
         ),
-        click.option("--schema", type=click.Path(path_type=Path), help="JSON Schema file to read."),
+        click.option(
+            "--schema",
+            "schemas",
+            multiple=True,
+            metavar="[N=]PATH",
+            help="JSON Schema file to read; N=PATH once per protocol version (--schema "
+            "1=v1.json --schema 2=v2.json) generates one package of those versions.",
+        ),
         click.option(
             "--out",
             type=click.Path(path_type=Path),
@@ -138,8 +145,10 @@ def job_options(verb: str = "write") -> Callable[[Callable[..., Any]], Callable[
 
 
 def select_jobs(kwargs: dict[str, Any]) -> list[NamedJob]:
+    schema, versions = config.parse_schemas(kwargs["schemas"])
     flags = Overrides(
-        schema=kwargs["schema"],
+        schema=schema,
+        versions=versions,
         out=kwargs["out"],
         package=kwargs["package"],
         roots=kwargs["roots"],

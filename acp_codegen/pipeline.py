@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import keyword
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import (
@@ -19,6 +19,7 @@ from . import (
     provenance,
     render,
     semantics,
+    versions,
 )
 from .errors import UsageError, printable
 from .format import FORMATTERS, LINE_LENGTH, format_sources, require
@@ -62,6 +63,13 @@ class Job:
     #: The folder that the paths in file headers are written relative to: the config
     #: file's, for a configured job; None for a job given by flags (see `header_root`).
     root: Path | None = None
+    #: One schema per protocol version, ``(version, path)`` in ascending order: the job then
+    #: writes one package holding ``v<N>/`` per version beside one shared runtime, and
+    #: `schema` is the newest version's (see `versions`).
+    versions: tuple[tuple[int, Path], ...] = ()
+    #: Set on the job of one version of a several-version job: the job it belongs to, whose
+    #: command the headers record and whose package holds the runtime.
+    within: Job | None = None
 
     def header_root(self) -> Path:
         """Where header paths start: the job's `root`, else the project `out` lies in (the
@@ -80,9 +88,12 @@ class Job:
     def flag_command(self, root: Path | None = None) -> str:
         """The `generate` call, flags only, that makes this job's files: paths as given,
         or relative to `root` (`shown`), as file headers record them."""
+        if self.within is not None:
+            return self.within.flag_command(root)
+        schemas = [f"{n}={shown(p, root)}" for n, p in self.versions]
         parts = [
             "acp-codegen generate",
-            f"--schema {shown(self.schema, root)}",
+            *(f"--schema {s}" for s in schemas or [shown(self.schema, root)]),
             f"--out {shown(self.out, root)}",
             f"--package {self.package}",
         ]
@@ -131,6 +142,8 @@ class Job:
             options["templates"] = render.override_digests(self.target, self.templates)
         if self.allow_unenforced:
             options["allow_unenforced"] = sorted(self.allow_unenforced)
+        if self.within is not None:
+            options["runtime"] = self.within.package  # where the shared runtime lives
         return options
 
 
@@ -185,6 +198,8 @@ def generate(
     read, checked and built once, and every such job is generated from that reading.
     """
     check_package_name(job.package)
+    if job.versions:
+        return _generate_versions(job, notes, seen)
     target = TARGETS.get(job.target)
     if target is None:
         raise UsageError(f"unknown target {job.target!r} (available: {', '.join(TARGETS)})")
@@ -230,14 +245,37 @@ def generate(
         "library_imports": view.library_imports,
         "spec": spec,
         "sides": module.sides,
+        "rt": "." if job.within is None else "..",  # the runtime: this package or its parent
     }
     modules = MODULES + (STATE_MODULES if spec is not None else ())
     files = render.render(modules, context, target.name, job.templates)
-    header = render.header(record, target.name, job.templates)
-    for name, source in target.runtime_files(spec is not None).items():
-        files[name] = header + source.read_text(encoding="utf-8")
-    files["py.typed"] = ""
+    if job.within is None:
+        header = render.header(record, target.name, job.templates)
+        for name, source in target.runtime_files(spec is not None).items():
+            files[name] = header + source.read_text(encoding="utf-8")
+        files["py.typed"] = ""
     return format_sources(files, job.formatter, job.line_length)
+
+
+def _generate_versions(
+    job: Job, notes: list[str] | None, seen: Acceptances | None
+) -> dict[str, str]:
+    """A job of several versions: one job per version, assembled into one package."""
+    parts: dict[int, dict[str, str]] = {}
+    for version, schema in job.versions:
+        folder = versions.folder(version)
+        part = replace(
+            job, schema=schema, versions=(), package=f"{job.package}.{folder}", within=job
+        )
+        found: list[str] = []
+        parts[version] = generate(part, found, seen)
+        if notes is not None:
+            notes.extend(f"{folder}: {note}" for note in found)
+    root = job.header_root()
+    schemas = ", ".join(f"{versions.folder(n)}: {shown(p, root)}" for n, p in job.versions)
+    record = render.Provenance(schemas, job.flag_command(root))
+    target = TARGETS[job.target]
+    return versions.assemble(job.package, target, parts, record, job.formatter, job.line_length)
 
 
 def _state_models(spec: semantics.ReducerSpec | None) -> set[str] | None:

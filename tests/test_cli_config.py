@@ -94,8 +94,8 @@ BAD_CONFIGS = [
         "unknown-key-no-hint",
         '[tool.acp-codegen]\nschema = "s.json"\nout = "o"\nzzz = 1',
         "unknown key 'zzz' (known: schema, out, package, target, formatter, templates, "
-        "line_length, roots, all, overlays, builtin_overlay, closed, keep_unknown_fields, "
-        "allow_unenforced, source, changelog)",
+        "versions, line_length, roots, all, overlays, builtin_overlay, closed, "
+        "keep_unknown_fields, allow_unenforced, source, changelog)",
     ),
     (
         "missing-out",
