@@ -1,6 +1,6 @@
 """Static checks on generated code: ``ruff check`` and ``mypy --strict`` pass on the packages
-generated (with ``--all``) from the four newest published schemas, and on the other targets'
-packages from the newest.
+generated (with ``--all``) from the four newest published schemas, on the other targets'
+packages from the newest, and on the package of the newest v1 and v2 schemas together.
 
 Both tools run as their own processes with no project configuration (``--isolated``
 for ruff, a scratch directory and cache for mypy), so the result is what a user
@@ -17,6 +17,8 @@ from types import ModuleType
 
 import pytest
 
+from acp_codegen import emit
+from acp_codegen.pipeline import Job, generate
 from tests import corpus
 
 KEYS = sorted(corpus.NEWEST)
@@ -35,6 +37,11 @@ def packages(make_package: Callable[..., ModuleType], generated_root: Path) -> l
     for target in ("dataclasses", "pydantic"):
         pkg = make_package(newest, f"pub_static_{target}", take_all=True, target=target)
         names.append(pkg.__name__)
+    # One package of the newest v1 and v2 schemas: subpackages importing a shared runtime.
+    pair = ((1, corpus.newest(corpus.NEWEST["v1"])), (2, corpus.newest(corpus.NEWEST["v2"])))
+    out = generated_root / "pub_two_versions"
+    emit.write_tree(out, generate(Job(pair[1][1], out, out.name, versions=pair)))
+    names.append(out.name)
     return names
 
 

@@ -217,7 +217,8 @@ class Connection:
 def recorded_version(path: str) -> tuple[int | None, str]:
     """The version a recording's ``initialize`` exchange settles on (None: it holds no
     usable exchange), and what was found, for the note printed when there is none."""
-    from ._transcript import TranscriptError, read, record  # only packages with a reducer
+    # (only packages with a reducer have the reader)
+    from ._transcript import TranscriptError, read, record
 
     asked: dict[Any, int] = {}
     offer: int | None = None
@@ -296,7 +297,7 @@ def run_command(
             argv = _without(argv, "--protocol")
     else:
         if args.file == "-":
-            spool = tempfile.TemporaryFile()
+            spool = tempfile.TemporaryFile()  # noqa: SIM115 (open while the command reads)
             shutil.copyfileobj(sys.stdin.buffer, spool)
             spool.seek(0)
             sys.stdin = io.TextIOWrapper(spool)
