@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -46,6 +47,8 @@ from .pipeline import FORMATTERS, Job, check_package_name, package_name_problem
 from .sources import Source
 
 TABLE = "tool.acp-codegen"
+#: How a command names one version of the configured job of several: ``2`` or ``v2``.
+_VERSION_REF = re.compile(r"v?(\d+)")
 #: What ``Job`` headers record for a job that comes from the configuration unchanged.
 CONFIG_COMMAND = "acp-codegen generate"
 _STR_KEYS = ("schema", "out", "package", "target", "formatter", "templates")
@@ -367,6 +370,46 @@ def parse_schemas(values: tuple[str, ...]) -> tuple[Path | None, tuple[tuple[int
         check_path(path, f"--schema {value}")
         pairs[number] = Path(path)
     return pairs[max(pairs)], tuple(sorted(pairs.items()))
+
+
+def versions_job(name: str | None = None) -> NamedJob:
+    """The configured job of several protocol versions (named `name`, or the only one)."""
+    loaded = load()
+    jobs = [j for j in (loaded.jobs if loaded else ()) if j.job.versions]
+    if name is not None:
+        jobs = [j for j in jobs if j.name == name]
+    if len(jobs) > 1:
+        many = ", ".join(j.name for j in jobs)
+        raise UsageError(f"several jobs have versions; pick one with --job NAME ({many})")
+    if not jobs:
+        which = f"job {name!r} with versions" if name else "job with versions"
+        where = f"in [{TABLE}] of {loaded.path}" if loaded else "(no pyproject.toml here or above)"
+        raise UsageError(f"no {which} {where}")
+    return jobs[0]
+
+
+def named_version(ref: Path, what: str) -> int | None:
+    """The protocol version that `ref` names (``2`` or ``v2``), or None when `ref` is a
+    path: an existing file of that name is always the file."""
+    found = _VERSION_REF.fullmatch(str(ref))
+    return None if found is None or ref.exists() else version_number(found[1], what)
+
+
+def version_schema(ref: Path, what: str, job: str | None = None) -> Path:
+    """`ref` itself when it is a path; else the schema of the protocol version it names
+    in the configured job of several versions."""
+    number = named_version(ref, f"{what} {ref}")
+    if number is None:
+        return ref
+    try:
+        named = versions_job(job)
+    except UsageError as exc:
+        raise UsageError(f"{what} {ref}: no such file, and {exc}") from None
+    schemas = dict(named.job.versions)
+    if number not in schemas:
+        have = ", ".join(f"v{n}" for n in schemas)
+        raise UsageError(f"{what} {ref}: job {named.name!r} has {have}, not v{number}")
+    return schemas[number]
 
 
 def check_path(path: str, what: str) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from . import emit
+from .config import parse_schemas
 from .console import handles_bad_input
 from .errors import UsageError
 from .pipeline import Job, generate
@@ -44,8 +45,12 @@ def default_schema() -> Path:
 @click.argument("transcript", type=click.Path(path_type=Path))
 @click.option(
     "--schema",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Check with the package of this schema. [default: the schema acp-codegen ships]",
+    "schemas",
+    multiple=True,
+    metavar="[N=]PATH",
+    help="Check with the package of this schema, or (repeated as --schema 1=PATH "
+    "--schema 2=PATH) of these versions, picked from the recording's initialize. "
+    "[default: the schema acp-codegen ships]",
 )
 @click.option(
     "--target",
@@ -81,7 +86,7 @@ def default_schema() -> Path:
 @handles_bad_input
 def conformance_command(
     transcript: Path,
-    schema: Path | None,
+    schemas: tuple[str, ...],
     target: str,
     fmt: str,
     protocol: str | None,
@@ -100,13 +105,16 @@ def conformance_command(
     Examples:
       acp-codegen conformance session.jsonl
       acp-codegen conformance session.jsonl --schema schema/v2/schema.json --format json
+      acp-codegen conformance session.jsonl --schema 1=v1.json --schema 2=v2.json
     """
+    schema, versions = parse_schemas(schemas)
     schema = schema or default_schema()
     argv = [str(transcript), "--format", fmt, *(["--protocol", protocol] if protocol else [])]
     argv += ["--partial"] if partial else []
     argv += ["--max-line", max_line]
     notes: list[str] = []
-    files = generate(Job(schema, Path(PACKAGE), PACKAGE, target=target, formatter="none"), notes)
+    job = Job(schema, Path(PACKAGE), PACKAGE, target=target, formatter="none", versions=versions)
+    files = generate(job, notes)
     if "conformance.py" not in files:
         why = notes[-1] if notes else "the schema describes no SessionState"
         raise UsageError(f"nothing to check against: {why}")

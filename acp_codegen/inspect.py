@@ -22,6 +22,7 @@ import click
 
 from . import ir
 from .accept import Annotations, accept
+from .config import version_schema, versions_job
 from .console import Console, handles_bad_input, output_options, overlay_option
 from .semantics import EntityRule, ReducerSpec, SnapshotRule
 
@@ -252,7 +253,7 @@ def render_text(summary: dict[str, Any]) -> str:
     "inspect",
     epilog="\b\nExit codes: 0 summarised; 2 bad input (one line on stderr, no traceback).",
 )
-@click.argument("schema", type=click.Path(path_type=Path))
+@click.argument("schema", type=click.Path(path_type=Path), required=False)
 @click.option("--root", "roots", multiple=True, help="Also include this definition (repeatable).")
 @click.option("--all", "take_all", is_flag=True, help="Include every definition.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
@@ -268,16 +269,23 @@ def render_text(summary: dict[str, Any]) -> str:
     is_flag=True,
     help="Keep the schema's own openness for every union and enum, as generate --closed.",
 )
+@click.option(
+    "--job",
+    metavar="NAME",
+    help="Without SCHEMA, or with SCHEMA given as 1, v2...: the configured job of several "
+    "versions to read.",
+)
 @output_options(quiet="Print nothing but errors (a bad schema still exits 2).")
 @handles_bad_input
 def inspect_command(
-    schema: Path,
+    schema: Path | None,
     roots: tuple[str, ...],
     take_all: bool,
     as_json: bool,
     overlays: tuple[Path, ...],
     no_builtin_overlay: bool,
     closed_all: bool,
+    job: str | None,
 ) -> None:
     """Summarise what a schema generates: unions, open enums, annotations, methods.
 
@@ -290,14 +298,37 @@ def inspect_command(
     Examples:
       acp-codegen inspect schema/session_update.schema.json
       acp-codegen inspect schema.json --all --json | jq '.unions[].name'
+      acp-codegen inspect             # each version of the configured job
+      acp-codegen inspect v2          # one of them
     """
     console = Console.current()
-    started = time.perf_counter()
     how = Annotations(overlays, not no_builtin_overlay, closed_all)
-    accepted = accept(schema, roots, take_all, how)
-    module = accepted.module
-    console.detail(f"built {schema} in {time.perf_counter() - started:.2f}s")
+    if schema is not None:
+        summaries = {"": _summary(version_schema(schema, "SCHEMA", job), roots, take_all, how)}
+    else:
+        named = versions_job(job)
+        summaries = {
+            str(number): _summary(path, roots, take_all, how) for number, path in named.job.versions
+        }
     if console.verbosity == 0:
         return
-    summary = summarize(module, accepted.spec)
-    console.output(json.dumps(summary, indent=2) if as_json else render_text(summary))
+    if as_json:
+        data = summaries[""] if schema is not None else summaries
+        console.output(json.dumps(data, indent=2))
+        return
+    console.output(
+        "\n".join(
+            (f"Protocol version {number}\n\n" if number else "") + render_text(summary)
+            for number, summary in summaries.items()
+        )
+    )
+
+
+def _summary(
+    schema: Path, roots: tuple[str, ...], take_all: bool, how: Annotations
+) -> dict[str, Any]:
+    """Build `schema` and summarise it (the build time goes to --verbose's stderr)."""
+    started = time.perf_counter()
+    accepted = accept(schema, roots, take_all, how)
+    Console.current().detail(f"built {schema} in {time.perf_counter() - started:.2f}s")
+    return summarize(accepted.module, accepted.spec)

@@ -382,6 +382,20 @@ def test_a_recording_without_initialize_says_what_was_assumed(
     assert forced.returncode == 0 and forced.stderr == "", forced.stderr
 
 
+def test_acp_codegen_conformance_takes_one_schema_per_version(tmp_path: Path) -> None:
+    """``acp-codegen conformance --schema 1=... --schema 2=...`` checks each recording as
+    the version it negotiated, as the package's own command does."""
+    pair = [f"--schema={n}={path}" for n, path in newest_pair()]
+    v1 = cli(tmp_path, "conformance", str(TRANSCRIPTS / "acplazybridge_t033c.jsonl"), *pair)
+    assert v1.returncode == 0, v1.stderr
+    assert v1.stderr.endswith("protocol v1, 7 rules checked\n") and "read as" not in v1.stderr
+    v2 = cli(tmp_path, "conformance", str(v2_recording(tmp_path)), *pair, "--format", "json")
+    assert "read as" not in v2.stderr, v2.stderr
+    assert json.loads(v2.stdout)["protocol"] == 2
+    bad = cli(tmp_path, "conformance", "x.jsonl", *pair, "--protocol", "3")
+    assert bad.returncode == 2 and "'3' is not one of '1', '2'" in bad.stderr
+
+
 def test_replay_reads_the_version_from_initialize(
     built: dict[str, ModuleType], tmp_path: Path
 ) -> None:
@@ -447,3 +461,153 @@ def test_every_paired_revision_generates_as_one_package(generated_root: Path) ->
             == "AgentMessageChunk"
         ), (line, v2)
         assert pkg.v1.decode_update(json.dumps(CHUNK)) is not None, (line, v1)
+
+
+# -- configuration, flags, diff and inspect -------------------------------------------------
+
+
+def small_pair(root: Path) -> Path:
+    """Two tiny schemas, v2 with one more variant than v1, and a job naming both."""
+    from tests.test_cli_config import SMALL
+
+    second = json.loads(json.dumps(SMALL))
+    second["$defs"]["U"]["anyOf"].append(
+        {
+            "type": "object",
+            "properties": {"kind": {"type": "string", "const": "b"}},
+            "required": ["kind"],
+        }
+    )
+    (root / "v1.json").write_text(json.dumps(SMALL), encoding="utf-8")
+    (root / "v2.json").write_text(json.dumps(second), encoding="utf-8")
+    (root / "pyproject.toml").write_text(
+        '[tool.acp-codegen]\nversions = { "1" = "v1.json", "2" = "v2.json" }\nout = "out/pkg"\n',
+        encoding="utf-8",
+    )
+    return root
+
+
+def cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "acp_codegen", *args]
+    return subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
+
+
+def test_one_config_line_makes_a_package_of_both(tmp_path: Path) -> None:
+    root = small_pair(tmp_path)
+    made = cli(root, "generate", "--quiet")
+    assert made.returncode == 0, made.stderr
+    assert {p.name for p in (root / "out" / "pkg").iterdir()} >= {"v1", "v2", "_versions.py"}
+    flagged = cli(root, "generate", "--quiet", "--schema", "1=v1.json", "--schema", "2=v2.json")
+    assert flagged.returncode == 0, flagged.stderr
+    header = (root / "generated" / "acp" / "__init__.py").read_text(encoding="utf-8")
+    assert "--schema 1=v1.json --schema 2=v2.json" in header
+
+
+BAD_VERSIONS = [
+    (
+        '[tool.acp-codegen]\nversions = { "1" = "v1.json" }\nschema = "v1.json"\nout = "o"',
+        "has both 'schema' and 'versions'",
+    ),
+    (
+        '[tool.acp-codegen]\nversions = "v1.json"\nout = "o"',
+        "key 'versions' must be a table of schemas by protocol version",
+    ),
+    (
+        '[tool.acp-codegen]\nversions = { "01" = "v1.json" }\nout = "o"',
+        "key 'versions': '01' is not a protocol version (a whole number from 0 to 65535)",
+    ),
+    (
+        '[tool.acp-codegen]\nversions = { "70000" = "v1.json" }\nout = "o"',
+        "'70000' is not a protocol version",
+    ),
+    (
+        '[tool.acp-codegen]\nversions = { "1" = 3 }\nout = "o"',
+        "the schema of version 1 must be a non-empty string",
+    ),
+    (
+        '[tool.acp-codegen]\nversions = { "1" = "v1.json" }\nout = "o"\n'
+        'source = "github:agentclientprotocol/agent-client-protocol"',
+        "'versions' has several (upgrade each in a job of its own)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("table", "message"), BAD_VERSIONS)
+def test_a_bad_versions_key_is_one_line(tmp_path: Path, table: str, message: str) -> None:
+    root = small_pair(tmp_path)
+    (root / "pyproject.toml").write_text(table, encoding="utf-8")
+    made = cli(root, "generate")
+    assert made.returncode == 2
+    assert message in made.stderr and len(made.stderr.splitlines()) == 1, made.stderr
+    assert not (root / "o").exists()
+
+
+BAD_FLAGS = [
+    (["--schema", "a.json", "--schema", "b.json"], "write --schema 1=PATH --schema 2=PATH"),
+    (["--schema", "1=v1.json", "--schema", "v2.json"], "give every schema with its protocol"),
+    (["--schema", "1=v1.json", "--schema", "1=v2.json"], "names protocol version 1 twice"),
+    (["--schema", "1="], "--schema 1=: no schema path after '='"),
+    (["--schema", "007=v1.json"], "'007' is not a protocol version"),
+]
+
+
+@pytest.mark.parametrize(("flags", "message"), BAD_FLAGS)
+def test_a_bad_schema_flag_is_one_line(tmp_path: Path, flags: list[str], message: str) -> None:
+    made = cli(small_pair(tmp_path), "generate", *flags, "--out", "o")
+    assert made.returncode == 2
+    assert message in made.stderr and len(made.stderr.splitlines()) == 1, made.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_diff_and_inspect_read_the_versions_of_the_job(tmp_path: Path) -> None:
+    root = small_pair(tmp_path)
+    by_name = cli(root, "diff", "v1", "v2", "--format", "json")
+    by_path = cli(root, "diff", "v1.json", "v2.json", "--format", "json")
+    assert by_name.returncode == by_path.returncode == 0, by_name.stderr
+    assert json.loads(by_name.stdout)["changes"] == json.loads(by_path.stdout)["changes"]
+    assert json.loads(by_name.stdout)["changes"]
+    both = cli(root, "inspect", "--json")
+    assert both.returncode == 0, both.stderr
+    summaries = json.loads(both.stdout)
+    assert list(summaries) == ["1", "2"]
+    assert summaries["2"] == json.loads(cli(root, "inspect", "v2.json", "--json").stdout)
+    assert json.loads(cli(root, "inspect", "2", "--json").stdout) == summaries["2"]
+    text = cli(root, "inspect").stdout
+    assert text.count("Protocol version ") == 2 and text.index("version 1") < text.index("2\n")
+
+
+def test_since_package_knows_the_layout_of_several_versions(tmp_path: Path) -> None:
+    root = small_pair(tmp_path)
+    assert cli(root, "generate", "--quiet").returncode == 0
+    named = cli(root, "diff", "v1", "v2", "--since-package", "out/pkg", "--quiet")
+    folder = cli(root, "diff", "v1.json", "v2.json", "--since-package", "out/pkg/v2", "--quiet")
+    assert named.returncode == folder.returncode == 0, named.stderr + folder.stderr
+    assert named.stdout == folder.stdout
+    vague = cli(root, "diff", "v1.json", "v2.json", "--since-package", "out/pkg")
+    assert vague.returncode == 2
+    assert vague.stderr == (
+        "error: --since-package: out/pkg holds several versions (v1, v2): name one, "
+        "as in --since-package out/pkg/v2\n"
+    )
+
+
+NAMED_REFUSALS = [
+    (["diff", "v1", "v3"], "error: NEW v3: job 'default' has v1, v2, not v3\n"),
+    (["inspect", "v02"], "error: SCHEMA v02: '02' is not a protocol version"),
+    (["inspect", "--job", "other"], "error: no job 'other' with versions in [tool.acp-codegen]"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), NAMED_REFUSALS)
+def test_naming_a_version_that_is_not_there(tmp_path: Path, args: list[str], message: str) -> None:
+    made = cli(small_pair(tmp_path), *args)
+    assert made.returncode == 2
+    assert made.stderr.startswith(message) and len(made.stderr.splitlines()) == 1, made.stderr
+
+
+def test_a_version_name_without_a_versions_job(tmp_path: Path) -> None:
+    made = cli(tmp_path, "diff", "v1", "v2")
+    assert made.returncode == 2
+    assert made.stderr == (
+        "error: OLD v1: no such file, and no job with versions (no pyproject.toml here or above)\n"
+    )

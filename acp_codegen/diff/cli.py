@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from ..config import named_version, version_schema
 from ..console import Console, handles_bad_input, output_options, overlay_option
 from ..emit import write_file
 from ..errors import SchemaError, UsageError
@@ -21,6 +22,7 @@ from ..load import read_capped
 from . import format as diff_format
 from .compare import diff_paths
 from .rules import SEVERITIES, Severity
+from .vendored import version_folder
 
 #: Exit code when ``--fail-on`` finds what it was told to fail on.
 EXIT_CHANGED = 1
@@ -78,7 +80,13 @@ Exit codes: 0 compared (whatever was found); 1 --fail-on found such a change;
     type=click.Path(path_type=Path, file_okay=False),
     metavar="DIR",
     help="A package generated before: also report the variant classes it names otherwise "
-    "than NEW's package does (say, after an acp-codegen upgrade).",
+    "than NEW's package does (say, after an acp-codegen upgrade). For a package of several "
+    "versions, the folder of NEW's version (DIR/v2), or DIR when NEW is given as v2.",
+)
+@click.option(
+    "--job",
+    metavar="NAME",
+    help="With OLD/NEW given as 1, v2...: the configured job of several versions to read.",
 )
 @output_options(quiet="Print only the one-line summary (nothing with --changelog-file).")
 @handles_bad_input
@@ -95,6 +103,7 @@ def diff_command(
     changelog: bool,
     changelog_file: Path | None,
     since_package: Path | None,
+    job: str | None,
 ) -> None:
     """Compare two schema revisions semantically and classify every change.
 
@@ -112,8 +121,13 @@ def diff_command(
       acp-codegen diff old.json new.json --all --format markdown
       acp-codegen diff old.json new.json --severity breaking --fail-on breaking
       acp-codegen diff old.json new.json --changelog-file CHANGELOG.md
+      acp-codegen diff v1 v2          # the versions of the configured job
     """
     console = Console.current()
+    if since_package is not None:
+        since_package = version_folder(since_package, named_version(new, f"NEW {new}"))
+    old = version_schema(old, "OLD", job)
+    new = version_schema(new, "NEW", job)
     if (changelog or changelog_file) and fmt == "json":
         raise UsageError("--changelog writes Markdown; it cannot be combined with --format json")
     started = time.perf_counter()

@@ -17,6 +17,23 @@ from ..load import read_capped
 from .defs import Change
 
 
+def version_folder(package: Path, version: int | None) -> Path:
+    """Where the ``dispatch.py`` to read is: `package` itself for a package of one version;
+    for one of several (``v1/``, ``v2/``...) the folder of `version`, which must be given."""
+    if (package / "dispatch.py").exists() or not package.is_dir():
+        return package
+    have = sorted(p.parent.name for p in package.glob("v*/dispatch.py"))
+    if not have:
+        return package  # (variant_names words what is missing)
+    if version is None or f"v{version}" not in have:
+        wanted = f" holds no v{version}/" if version is not None else " holds several versions"
+        raise UsageError(
+            f"--since-package: {package}{wanted} ({', '.join(have)}): "
+            f"name one, as in --since-package {package / have[-1]}"
+        )
+    return package / f"v{version}"
+
+
 def variant_names(package: Path) -> dict[str, dict[str, str]]:
     """Table name -> tag -> class name, from ``dispatch.py`` of the package at `package`."""
     source = package / "dispatch.py"

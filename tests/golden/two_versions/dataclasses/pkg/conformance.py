@@ -12,14 +12,15 @@ import typing
 from . import VERSIONS, _versions
 
 
-def _run(version: typing.Any, argv: list[str]) -> int:
-    result: int = version.main(argv, prog="python -m pkg.conformance")
-    return result
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """The command line; the exit statuses are the version checker's. `prog` is the
+    name its messages give the command."""
 
+    def run(version: typing.Any, args: list[str]) -> int:
+        result: int = version.main(args, prog=prog or "python -m pkg.conformance")
+        return result
 
-def main(argv: list[str] | None = None) -> int:
-    """The command line; the exit statuses are the version checker's."""
-    return _versions.run_command(__package__, VERSIONS, "conformance", argv, _run)
+    return _versions.run_command(__package__, VERSIONS, "conformance", argv, run)
 
 
 if __name__ == "__main__":
