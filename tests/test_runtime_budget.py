@@ -11,7 +11,9 @@ Each check runs on packages as `generate` assembles them, one per target:
   deferred into functions;
 - **no rebinding**: no runtime module has a ``global`` statement or writes through
   ``globals()``, and decoding good and faulty payloads leaves every module's namespace as
-  it was after import.
+  it was after import;
+- **several versions**: a package of several protocol versions carries the same runtime
+  once, and its negotiation (`_versions.py`) has a budget of its own.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from typing import Any
 
 import pytest
 
+from acp_codegen.pipeline import Job, generate
+from tests import corpus
 from tests.conftest import OWN_SCHEMA, GenerateFn
 from tests.test_import_graph import find_cycle
 
@@ -193,3 +197,29 @@ def test_decoding_leaves_every_module_namespace_as_it_was(
         if before[module] != after[module]
     }
     assert changed == {}
+
+
+#: Negotiation and the version-reading module commands, in a package of several versions.
+VERSIONS_LINES = 400
+
+
+def _body(text: str) -> str:
+    return text.split("\n", 2)[2]  # past the two header lines that name the schemas
+
+
+def test_a_package_of_several_versions_carries_the_same_runtime_once(
+    target: str, tmp_path: Path
+) -> None:
+    """Its runtime is the single package's, line for line under the header, so the budget
+    above holds for it; negotiation adds `_versions.py`, with a budget of its own."""
+    corpus.require()
+    v1, v2 = corpus.newest(corpus.NEWEST["v1"]), corpus.newest(corpus.NEWEST["v2"])
+    pair = ((1, v1), (2, v2))
+    both = generate(Job(v2, tmp_path / "b", "pkg", target=target, versions=pair, formatter="none"))
+    one = generate(Job(v1, tmp_path / "o", "pkg", target=target, formatter="none"))
+    runtime = sorted(
+        k for k in one if k.startswith("_") and k not in ("__init__.py", "_provenance.py")
+    )
+    assert [k for k in runtime if _body(both[k]) != _body(one[k])] == []
+    assert not [k for k in both if "/" in k and k.rsplit("/", 1)[1] in runtime]
+    assert len(both["_versions.py"].splitlines()) <= VERSIONS_LINES
