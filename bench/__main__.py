@@ -28,10 +28,11 @@ from . import (
     report,
     scaling,
     timing,
+    versions,
 )
 from .packages import DMC_FORMATTERS, read_lines, workspace
 
-SECTIONS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14")
+SECTIONS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15")
 MIN_ROUNDS = 15
 
 
@@ -60,7 +61,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args.only = {s.strip() for s in args.only.split(",") if s.strip()}
     unknown = args.only - set(SECTIONS)
     if unknown:
-        parser.error(f"--only: no figure {', '.join(sorted(unknown))} (figures: 1-14)")
+        parser.error(f"--only: no figure {', '.join(sorted(unknown))} (figures: 1-15)")
     if not args.smoke and args.rounds < MIN_ROUNDS:
         parser.error(f"--rounds must be at least {MIN_ROUNDS} (use --smoke for a quick check)")
     return args
@@ -95,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             ("12", lambda: [patterns.figure(ws, rounds, args.smoke)]),
             ("13", lambda: [conformance.figure(ws, rounds, args.smoke)]),
             ("14", lambda: [recordings.figure(ws, rounds, args.smoke)]),
+            ("15", lambda: [versions.figure(ws, lines, rounds)]),
         ]
         for key, run in steps:
             if key in args.only or (key == "2" and "3" in args.only):

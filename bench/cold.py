@@ -84,7 +84,7 @@ def generators(ws: Workspace, rounds: int, formatters: tuple[str, ...] = DMC_FOR
 IMPORT_PROBE = "import time\nstart = time.{clock}()\n{statement}\nprint(time.{clock}() - start)\n"
 
 
-def _import_probe(statement: str, path: Path) -> Callable[[], float]:
+def import_probe(statement: str, path: Path) -> Callable[[], float]:
     env = child_env(path)
     clock = "process_time" if clock_name() == "cpu" else "perf_counter"
     code = IMPORT_PROBE.format(statement=statement, clock=clock)
@@ -101,11 +101,11 @@ def imports(ws: Workspace, rounds: int) -> Section:
     section = Section("6. Cold import time (fresh interpreter, import statement only)")
     v1 = ws.ours("bench_v1", newest("v1"), take_all=True)
     ours = ws.ours("bench_v2", OUR_SCHEMA, take_all=False)
-    cases = {"import acp.schema (SDK)": _import_probe(peers.sdk_import_statement(), ws.root)}
+    cases = {"import acp.schema (SDK)": import_probe(peers.sdk_import_statement(), ws.root)}
     if v1 is not None:
-        cases["import bench_v1 (ours, newest v1 --all)"] = _import_probe("import bench_v1", ws.root)
+        cases["import bench_v1 (ours, newest v1 --all)"] = import_probe("import bench_v1", ws.root)
     if ours is not None:
-        cases["import bench_v2 (ours, schema/)"] = _import_probe("import bench_v2", ws.root)
+        cases["import bench_v2 (ours, schema/)"] = import_probe("import bench_v2", ws.root)
     else:
         section.notes.append(f"schema/ did not generate: {ws.errors['bench_v2']}")
     for call in cases.values():

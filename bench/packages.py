@@ -81,14 +81,22 @@ class Workspace:
     dmc_outputs: dict[tuple[Path, str], Path] = field(default_factory=dict)
 
     def ours(
-        self, name: str, schema: Path, take_all: bool, target: str = "msgspec"
+        self,
+        name: str,
+        schema: Path,
+        take_all: bool,
+        target: str = "msgspec",
+        versions: tuple[tuple[int, Path], ...] = (),
     ) -> ModuleType | None:
-        """Generate, write and import our package; None (and an error) if it fails."""
+        """Generate, write and import our package; None (and an error) if it fails.
+
+        With `versions` (version, schema) pairs it is one package of those versions, and
+        `schema` names the newest of them."""
         if name in self.modules or name in self.errors:
             return self.modules.get(name)
         out = self.root / name
         try:
-            job = Job(schema, out, name, take_all=take_all, target=target)
+            job = Job(schema, out, name, take_all=take_all, target=target, versions=versions)
             emit.write_tree(out, generate(job))
         except SchemaError as exc:
             self.errors[name] = str(exc)
