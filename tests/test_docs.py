@@ -80,6 +80,7 @@ NEEDS = {
     "a `.venv` with msgspec, pydantic and the official Python SDK": "sdk-venv",
     "`$ACP_SHARED`": "corpus",
     "the newest published v1 schema as `schema/acp.json`": "v1-schema",
+    "the newest published v1 schema as `schema/v1/schema.json`": "v1-schema-dir",
     "`pipx inject acp-codegen black`": "black",
 }
 BEFORE = re.compile(r"^\*\*Before you start:\*\*(.*?)(?:\n\n|\Z)", re.DOTALL | re.MULTILINE)
@@ -137,11 +138,19 @@ def venvs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return made
 
 
-def _stage_v1_schema(project: Path) -> None:
+#: Where each v1-schema provision puts the newest published v1 schema.
+V1_SCHEMA_PATHS = {
+    "v1-schema": Path("schema/acp.json"),
+    "v1-schema-dir": Path("schema/v1/schema.json"),
+}
+
+
+def _stage_v1_schema(project: Path, kind: str) -> None:
     corpus.require()
     published = corpus.newest(corpus.NEWEST["v1"])
-    (project / "schema").mkdir(exist_ok=True)
-    (project / "schema" / "acp.json").write_bytes(published.read_bytes())
+    target = project / V1_SCHEMA_PATHS[kind]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(published.read_bytes())
 
 
 def fresh_path() -> str:
@@ -180,8 +189,9 @@ def sandbox(
     for kind in VENVS:
         if kind in wanted and venvs is not None:
             (project / ".venv").symlink_to(venvs[kind], target_is_directory=True)
-    if "v1-schema" in wanted:
-        _stage_v1_schema(project)
+    for kind in V1_SCHEMA_PATHS:
+        if kind in wanted:
+            _stage_v1_schema(project, kind)
     drop = ("PYTHONPATH", "NO_COLOR", "VIRTUAL_ENV", "ACP_SHARED")
     clean = {k: v for k, v in os.environ.items() if k not in drop}
     clean["PATH"] = f"{shims}{os.pathsep}{fresh_path()}"
@@ -461,8 +471,10 @@ def test_compatibility_lists_every_keyword_in_its_group() -> None:
 # -- statements the README and the docs make --------------------------------------------
 
 MAX_README_CHARS = 12_000
-#: The schema the README's quick start generates from: the newest published v2.
+#: The schemas the README's quick start generates from: the newest published v2, and for
+#: its two-version package the newest published v1 too.
 QUICK_START_SCHEMA = Path("schema/v2/schema.json")
+QUICK_START_V1 = Path("schema/v1/schema.json")
 
 
 def manifest_rows() -> list[dict[str, str]]:
@@ -473,11 +485,12 @@ def manifest_rows() -> list[dict[str, str]]:
 
 
 def stage_quick_start(project: Path) -> None:
-    """The file the quick start's prose tells the reader to fetch from the SDK's package."""
+    """The files the quick start's prose tells the reader to fetch from the SDK's package."""
     corpus.require()
-    target = project / QUICK_START_SCHEMA
-    target.parent.mkdir(parents=True)
-    target.write_bytes(corpus.newest(corpus.NEWEST["v2"]).read_bytes())
+    for path, key in ((QUICK_START_SCHEMA, "v2"), (QUICK_START_V1, "v1")):
+        target = project / path
+        target.parent.mkdir(parents=True)
+        target.write_bytes(corpus.newest(corpus.NEWEST[key]).read_bytes())
 
 
 def check_sample(models: Path) -> None:
