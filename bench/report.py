@@ -109,15 +109,16 @@ def markdown(sections: list[Section], rounds: int, smoke: bool) -> str:
         f"- mode: {mode}, {clock_name()} time",
         f"- command: `{command()}`",
         "",
-        "| figure | comparison | result (median; min) | goal | |",
-        "| --- | --- | --- | --- | --- |",
+        "| figure | comparison | result (median; min) | rounds | goal | |",
+        "| --- | --- | --- | ---: | --- | --- |",
     ]
     for section in sections:
         for row in section.rows:
             goal = row.goal.text() if row.goal else ""
             lines.append(
-                f"| {row.figure} | {row.label} | {row.ratio_text()} | {goal} | {verdict(row)} |"
+                f"| {row.figure} | {row.label} | {row.ratio_text()} | {len(row.ours.times)} "
+                f"| {goal} | {verdict(row)} |"
             )
         for note in section.notes:
-            lines.append(f"| {section.title.split('.', 1)[0]} | {note} | | | |")
+            lines.append(f"| {section.title.split('.', 1)[0]} | {note} | | | | |")
     return "\n".join(lines)

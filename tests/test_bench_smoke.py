@@ -46,7 +46,15 @@ def test_smoke_mode_runs_every_figure(tmp_path: Path) -> None:
         assert re.search(heading, result.stdout), f"figure {number} missing:\n{result.stdout}"
     page = table.read_text(encoding="utf-8")
     assert "- date: " in page and "cpu count" in page, page[:500]
-    rows = page.split("| --- | --- | --- | --- | --- |\n", 1)[1].splitlines()
+    rows = page.split("| --- | --- | --- | ---: | --- | --- |\n", 1)[1].splitlines()
     figures = {line.split("|")[1].strip().split(" ")[0] for line in rows}
     assert figures >= set(SECTIONS), figures
+    for line in rows:
+        figure_result, rounds = line.split("|")[3:5]
+        if not figure_result.strip():  # a note
+            continue
+        # Every figure says how many rounds it took, and no time or ratio is negative
+        # (a ratio of two measured times never is; a difference of times can be).
+        assert rounds.strip().isdigit() and int(rounds) > 0, line
+        assert not re.search(r"(?<![\w.])-\d", figure_result), line
     assert "pending" not in result.stdout, "a figure did not run"
