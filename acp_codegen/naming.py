@@ -77,6 +77,8 @@ class ApiNames:
     decode_error: str = "DecodeError"
     repair: str = "Repair"
     extra_fields: str = "extra_fields"
+    peek: str = "peek"
+    route: str = "Route"
     methods: str = "METHODS"
     dispatch: str = "dispatch"
     session_state: str = "SessionState"
@@ -90,7 +92,15 @@ API = ApiNames()
 RUNTIME_API = ("NOTHING", "UNSET", API.decode_error, "UnsetType")
 #: ``codec``: always, then the decoders that exist when the schema has an update union
 #: and a notification.
-CODEC_API = (API.decode_error, API.repair, API.decode, API.encode, API.extra_fields)
+CODEC_API = (
+    API.decode_error,
+    API.repair,
+    API.decode,
+    API.encode,
+    API.extra_fields,
+    API.peek,
+    API.route,
+)
 UPDATE_DECODER = API.decode_update
 NOTIFICATION_DECODER = API.decode_notification
 #: ``dispatch``: the method table, and the dispatcher when there is an update union.

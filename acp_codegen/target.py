@@ -50,6 +50,8 @@ RUNTIME_CONTRACT = {
     "MISS": "what a strict attempt returns when a value does not fit",
     "Repair": "one change leniency made while decoding (public)",
     "extra_fields": "the undeclared properties an object kept (public)",
+    "Route": "a message's method, id, session ID and update kind, as `peek` reads them (public)",
+    "peek": "the `Route` of a JSON-RPC message, its body left unbuilt (public)",
     "is_request": "whether a JSON-RPC message is a request (it has an id)",
 }
 

@@ -26,13 +26,14 @@ from . import (
     recordings,
     reducer,
     report,
+    route,
     scaling,
     timing,
     versions,
 )
 from .packages import DMC_FORMATTERS, read_lines, workspace
 
-SECTIONS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15")
+SECTIONS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16")
 MIN_ROUNDS = 15
 
 
@@ -61,7 +62,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args.only = {s.strip() for s in args.only.split(",") if s.strip()}
     unknown = args.only - set(SECTIONS)
     if unknown:
-        parser.error(f"--only: no figure {', '.join(sorted(unknown))} (figures: 1-15)")
+        parser.error(f"--only: no figure {', '.join(sorted(unknown))} (figures: 1-{SECTIONS[-1]})")
     if not args.smoke and args.rounds < MIN_ROUNDS:
         parser.error(f"--rounds must be at least {MIN_ROUNDS} (use --smoke for a quick check)")
     return args
@@ -97,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
             ("13", lambda: [conformance.figure(ws, rounds, args.smoke)]),
             ("14", lambda: [recordings.figure(ws, rounds, args.smoke)]),
             ("15", lambda: [versions.figure(ws, lines, rounds)]),
+            ("16", lambda: [route.figure(ws, rounds, limit)]),
         ]
         for key, run in steps:
             if key in args.only or (key == "2" and "3" in args.only):

@@ -10,6 +10,8 @@ UTF-8, escaped lone surrogates, truncation, byte flips, a BOM) and fed to
 - the only exception is the package's `DecodeError`;
 - a payload whose ``sessionUpdate`` is a known tag never decodes to the
   unknown fallback, only to that tag's class;
+- `peek` routes every notification `decode_notification` accepts to its method, session
+  ID and kind, and on the rest raises nothing but `DecodeError`;
 - every payload decodes within `TIME_LIMIT_S`, and the run's peak memory grows
   by less than `MEMORY_LIMIT_MB`.
 
@@ -106,6 +108,17 @@ def _update_of(kind: str, data: bytes) -> Any:
     return params.get("update") if isinstance(params, dict) else None
 
 
+def _peeked(pkg: Any, data: bytes) -> Any:
+    """`peek`'s four members, or the name of what it raised (only `DecodeError` may be)."""
+    try:
+        route = pkg.peek(data)
+    except pkg.DecodeError:
+        return "DecodeError"
+    except Exception as exc:  # (reported as a failure: the route matches nothing)
+        return f"{type(exc).__name__}: {exc}"
+    return (route.method, route.id, route.session_id, route.kind)
+
+
 def test_mutated_payloads_raise_only_decode_error(target: Target) -> None:
     pkg = target.pkg
     variants = pkg.SESSION_UPDATE_VARIANTS
@@ -118,6 +131,9 @@ def test_mutated_payloads_raise_only_decode_error(target: Target) -> None:
     for index in range(count):
         kind, seed = target.seeds[index % len(target.seeds)]
         data = mutator.mutate(seed)
+        route = _peeked(pkg, data) if kind == "decode_notification" else None
+        if isinstance(route, str) and route != "DecodeError":
+            failures.append(f"#{index} peek raised {route}: {data[:300]!r}")
         started = time.perf_counter()
         try:
             result = getattr(pkg, kind)(data)
@@ -133,6 +149,10 @@ def test_mutated_payloads_raise_only_decode_error(target: Target) -> None:
         update = result if kind == "decode_update" else result.update
         sent = _update_of(kind, data)
         tag = sent.get("sessionUpdate") if isinstance(sent, dict) else None
+        if kind == "decode_notification":  # what it accepts, `peek` routes exactly
+            expected = ("session/update", pkg.UNSET, result.session_id, tag)
+            if route != expected:
+                failures.append(f"#{index} peek gave {route}, not {expected}: {data[:300]!r}")
         if isinstance(tag, str) and tag in variants:
             outcomes["known tag decoded"] += 1
             if not isinstance(update, variants[tag]):

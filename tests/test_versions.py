@@ -228,6 +228,20 @@ def test_negotiate_refuses(
     assert text == message or (message.endswith("...") and text.startswith(message[:-3])), case
 
 
+def test_peek_is_one_function_at_the_top(built: dict[str, ModuleType]) -> None:
+    """Routing needs no version: `peek` reads a message before negotiation."""
+    data = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{}}}'
+    for pkg in built.values():
+        route = pkg.peek(data)
+        assert (route.method, route.id, route.session_id, route.kind) == (
+            "session/update",
+            pkg.UNSET,
+            "s",
+            pkg.UNSET,
+        )
+        assert pkg.v1.peek is pkg.peek is pkg.v2.peek and pkg.v2.Route is pkg.Route
+
+
 def test_choose_is_the_agents_side(built: dict[str, ModuleType]) -> None:
     pkg = built["msgspec"]
     assert [pkg.choose(n) for n in (1, 2, 3, 65535)] == [1, 2, 2, 2]

@@ -13,11 +13,13 @@ import typing
 from ._runtime import NOTHING, UNSET, DecodeError, UnsetType
 from .codec import (
     Repair,
+    Route,
     decode,
     decode_notification,
     decode_update,
     encode,
     extra_fields,
+    peek,
 )
 from .dispatch import (
     AVAILABLE_COMMAND_INPUT_VARIANTS,
@@ -264,6 +266,7 @@ __all__ = [
     "RequiresActionStateUpdate",
     "ResourceLink",
     "Role",
+    "Route",
     "RunningStateUpdate",
     "SessionCancelCapabilities",
     "SessionConfigBoolean",
@@ -332,6 +335,7 @@ __all__ = [
     "dispatch",
     "encode",
     "extra_fields",
+    "peek",
 ]
 
 

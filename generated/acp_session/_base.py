@@ -11,6 +11,7 @@ need to teach their library (pydantic's core-schema hooks, for example).
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 import re
@@ -50,6 +51,31 @@ class Method(NamedTuple):
     side: str
     params: Any
     result: Any
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Route:
+    """Where a JSON-RPC message goes, as `peek` reads it: ``method``, ``id``,
+    ``params.sessionId`` and ``params.update.sessionUpdate``, each `UNSET` where absent."""
+
+    method: Any
+    id: Any
+    session_id: Any
+    kind: Any
+
+
+def route_parts(message: Any, missing: Any) -> tuple[Any, Any, Any, Any]:
+    """What a `Route` holds, read from a parsed message; `missing` stands for absent."""
+    if type(message) is not dict:
+        raise DecodeError(f"Expected `object`, got `{json_type(message)}`", "$")
+    params = message.get("params")
+    update = params.get("update") if type(params) is dict else None
+    return (
+        message.get("method", missing),
+        message.get("id", missing),
+        params.get("sessionId", missing) if type(params) is dict else missing,
+        update.get("sessionUpdate", missing) if type(update) is dict else missing,
+    )
 
 
 class UnusedHandlerWarning(UserWarning):

@@ -36,12 +36,14 @@ from ._base import (
     Method,
     OpenIntEnum,
     OpenStrEnum,
+    Route,
     UnknownVariant,
     UnusedHandlerWarning,
     check_depth,
     check_text,
     finite_float,
     no_constant,
+    route_parts,
 )
 from ._leaves import READERS
 from ._models import (
@@ -83,6 +85,7 @@ __all__ = [
     "OpenModel",
     "OpenStrEnum",
     "Repair",
+    "Route",
     "UnknownVariant",
     "UnsetType",
     "UnusedHandlerWarning",
@@ -96,6 +99,7 @@ __all__ = [
     "load_json",
     "notification_params",
     "null_empty",
+    "peek",
     "skip_invalid",
     "tagged_union",
 ]
@@ -121,6 +125,12 @@ def load_json(data: bytes | str) -> Any:
         return json.loads(data, parse_constant=no_constant, parse_float=finite_float)
     except (ValueError, RecursionError) as exc:
         raise DecodeError(f"invalid JSON: {exc}", "") from None
+
+
+def peek(data: bytes | str) -> Route:
+    """The `Route` of one JSON-RPC message, for code that forwards messages unread. This
+    target parses the whole text (as `load_json` does) and reads the four members."""
+    return Route(*route_parts(load_json(data), UNSET))
 
 
 def encode(obj: object) -> bytes:

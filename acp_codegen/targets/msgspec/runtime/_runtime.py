@@ -29,6 +29,7 @@ from ._base import (
     UnusedHandlerWarning,
     check_depth,
     check_text,
+    route_parts,
 )
 from ._convert import READERS, IntRange, dec_hook, enc_hook, error_path
 from ._extras import Extras, Flatten, extra_fields, plain
@@ -60,6 +61,7 @@ __all__ = [
     "OpenIntEnum",
     "OpenStrEnum",
     "Repair",
+    "Route",
     "ShapeUnion",
     "TaggedUnion",
     "UnknownVariant",
@@ -78,6 +80,7 @@ __all__ = [
     "lenient",
     "lenient_notification",
     "null_empty",
+    "peek",
     "plain",
     "shape_union",
     "skip_invalid",
@@ -174,6 +177,57 @@ def decode(
     except (msgspec.DecodeError, RecursionError, UnicodeError) as exc:
         raise unreadable(exc) from None
     return READERS.convert(_parse(data), tp, "$", repairs, hint=hint)
+
+
+class Route(msgspec.Struct, frozen=True, gc=False):
+    """Where a JSON-RPC message goes, read by `peek` without building its body: the
+    ``method``, the request ``id``, and for ``session/update`` the ``params.sessionId`` and
+    the update kind, ``params.update.sessionUpdate``. Each is the JSON value found there,
+    or `UNSET` where the message has none (a path through a value that is not an object
+    has none)."""
+
+    method: Any
+    id: Any
+    session_id: Any
+    kind: Any
+
+
+class _PeekUpdate(msgspec.Struct, gc=False):
+    sessionUpdate: str | UnsetType = UNSET
+
+
+class _PeekParams(msgspec.Struct, gc=False):
+    sessionId: str | UnsetType = UNSET
+    update: _PeekUpdate | UnsetType = UNSET
+
+
+class _PeekMessage(msgspec.Struct, gc=False):
+    method: str | UnsetType = UNSET
+    id: int | str | None | UnsetType = UNSET
+    params: _PeekParams | UnsetType = UNSET
+
+
+_PEEK = msgspec.json.Decoder(_PeekMessage).decode
+
+
+def peek(data: bytes | str) -> Route:
+    """The `Route` of one JSON-RPC message, for code that forwards messages unread: msgspec
+    reads the four members and skips the rest, checking of it only that it is well-formed
+    JSON (not that its bytes are UTF-8, its numbers in range or its nesting within
+    `MAX_DEPTH`, which a whole decode checks). Text that is not JSON, or not an object, is a
+    `DecodeError`; a member of an unusual type is read from the whole message parsed."""
+    try:
+        message = _PEEK(data)
+    except msgspec.ValidationError:
+        return Route(*route_parts(_parse(data), UNSET))
+    except (msgspec.DecodeError, RecursionError, UnicodeError) as exc:
+        raise unreadable(exc) from None
+    params = message.params
+    if params is UNSET:
+        return Route(message.method, message.id, UNSET, UNSET)
+    update = params.update
+    kind = UNSET if update is UNSET else update.sessionUpdate
+    return Route(message.method, message.id, params.sessionId, kind)
 
 
 def lenient_notification(

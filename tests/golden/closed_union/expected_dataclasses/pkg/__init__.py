@@ -10,11 +10,13 @@ explicit JSON nulls as `None`. Runs on Python 3.10 and newer.
 from ._runtime import NOTHING, UNSET, DecodeError, UnsetType
 from .codec import (
     Repair,
+    Route,
     decode,
     decode_notification,
     decode_update,
     encode,
     extra_fields,
+    peek,
 )
 from .dispatch import (
     METHODS,
@@ -49,6 +51,7 @@ __all__ = [
     "Plan",
     "Priority",
     "Repair",
+    "Route",
     "Server",
     "StdioServer",
     "UnsetType",
@@ -60,4 +63,5 @@ __all__ = [
     "dispatch",
     "encode",
     "extra_fields",
+    "peek",
 ]

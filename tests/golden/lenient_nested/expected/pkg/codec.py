@@ -20,17 +20,21 @@ from .models import Notify, Update
 __all__ = [
     "DecodeError",
     "Repair",
+    "Route",
     "decode",
     "decode_notification",
     "decode_update",
     "encode",
     "extra_fields",
+    "peek",
 ]
 
 T = typing.TypeVar("T")
 DecodeError = _rt.DecodeError
 Repair = _rt.Repair
 extra_fields = _rt.extra_fields
+Route = _rt.Route
+peek = _rt.peek
 _ENCODER = msgspec.json.Encoder(enc_hook=_rt.enc_hook)
 
 

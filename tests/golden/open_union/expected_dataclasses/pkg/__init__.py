@@ -10,11 +10,13 @@ explicit JSON nulls as `None`. Runs on Python 3.10 and newer.
 from ._runtime import NOTHING, UNSET, DecodeError, UnsetType
 from .codec import (
     Repair,
+    Route,
     decode,
     decode_notification,
     decode_update,
     encode,
     extra_fields,
+    peek,
 )
 from .dispatch import (
     EVENT_VARIANTS,
@@ -48,6 +50,7 @@ __all__ = [
     "JobUpdate",
     "Notify",
     "Repair",
+    "Route",
     "SessionId",
     "TextChunk",
     "UnknownEvent",
@@ -58,4 +61,5 @@ __all__ = [
     "dispatch",
     "encode",
     "extra_fields",
+    "peek",
 ]

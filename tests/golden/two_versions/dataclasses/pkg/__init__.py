@@ -5,7 +5,8 @@
 Each version is a subpackage (v1, v2), imported when first used. `negotiate` reads an ``initialize`` exchange and
 returns the version's subpackage; `Connection` watches a connection's messages for that
 exchange and then decodes with the chosen version. The decode error, the repair record
-and `UNSET` are one class and one value for every version.
+and `UNSET` are one class and one value for every version, and `peek`, which reads where a
+message goes without decoding it, works before any version is chosen.
 """
 
 import importlib
@@ -17,8 +18,10 @@ from ._runtime import (
     UNSET,
     DecodeError,
     Repair,
+    Route,
     UnsetType,
     extra_fields,
+    peek,
 )
 from ._versions import UNSUPPORTED_VERSION, NegotiationError
 
@@ -35,11 +38,13 @@ __all__ = [
     "DecodeError",
     "NegotiationError",
     "Repair",
+    "Route",
     "UnsetType",
     "choose",
     "extra_fields",
     "module",
     "negotiate",
+    "peek",
     "v1",
     "v2",
 ]

@@ -13,11 +13,13 @@ import typing
 from .._runtime import NOTHING, UNSET, DecodeError, UnsetType
 from .codec import (
     Repair,
+    Route,
     decode,
     decode_notification,
     decode_update,
     encode,
     extra_fields,
+    peek,
 )
 from .dispatch import (
     CONTENT_BLOCK_VARIANTS,
@@ -140,6 +142,7 @@ __all__ = [
     "Repair",
     "ResourceLink",
     "Role",
+    "Route",
     "SessionConfigBoolean",
     "SessionConfigGroupId",
     "SessionConfigId",
@@ -182,6 +185,7 @@ __all__ = [
     "dispatch",
     "encode",
     "extra_fields",
+    "peek",
 ]
 
 

@@ -13,11 +13,13 @@ import typing
 from .._runtime import NOTHING, UNSET, DecodeError, UnsetType
 from .codec import (
     Repair,
+    Route,
     decode,
     decode_notification,
     decode_update,
     encode,
     extra_fields,
+    peek,
 )
 from .dispatch import (
     AVAILABLE_COMMAND_INPUT_VARIANTS,
@@ -246,6 +248,7 @@ __all__ = [
     "RequiresActionStateUpdate",
     "ResourceLink",
     "Role",
+    "Route",
     "RunningStateUpdate",
     "SessionConfigBoolean",
     "SessionConfigGroupId",
@@ -308,6 +311,7 @@ __all__ = [
     "dispatch",
     "encode",
     "extra_fields",
+    "peek",
 ]
 
 
