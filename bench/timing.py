@@ -171,8 +171,9 @@ class Row:
     def ratio_text(self) -> str:
         if self.count is not None:
             n, total = self.count
-            share = 1 / self.speedup
-            return f"{n} of {total} messages, {share:.0%} of the decode time"
+            if n == 0:
+                return f"0 of {total} messages"
+            return f"{n} of {total} messages, {1 / self.speedup:.0%} of the decode time"
         if self.peer is None:
             return f"{ms(self.ours.median)} (min {ms(self.ours.min)})"
         if self.goal is not None and self.goal.kind == "memory":
