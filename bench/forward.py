@@ -20,7 +20,6 @@ properties (at most 1,000 times the cost of one).
 
 from __future__ import annotations
 
-import gc
 import json
 import tempfile
 import time
@@ -31,7 +30,7 @@ from typing import Any
 from . import peers
 from .packages import Workspace, newest
 from .report import Section
-from .timing import Goal, Row, Sample, interleave, reported
+from .timing import Goal, Row, Sample, interleave, paused
 
 #: ``Node = anyOf[{child: Node}, {leaf: string}]``, carried by a one-variant union.
 NODE_SCHEMA = {
@@ -94,22 +93,18 @@ def _deep_node(levels: int) -> bytes:
 
 def _lone(decode: Callable[[bytes], object], targets: list[bytes], filler: list[bytes]) -> Any:
     """A case that decodes nine `filler` messages, then one of `targets`, for each target,
-    and returns the seconds the targets' own decodes took, each timed alone."""
+    and returns the seconds the targets' own decodes took, each timed alone (run it with
+    the `paused` clock)."""
 
     def run() -> float:
         clock = time.perf_counter
         total = 0.0
-        gc.collect()
-        gc.disable()
-        try:
-            for n, data in enumerate(targets):
-                for other in filler[9 * n : 9 * n + 9]:
-                    decode(other)
-                start = clock()
-                decode(data)
-                total += clock() - start
-        finally:
-            gc.enable()
+        for n, data in enumerate(targets):
+            for other in filler[9 * n : 9 * n + 9]:
+                decode(other)
+            start = clock()
+            decode(data)
+            total += clock() - start
         return total
 
     return run
@@ -151,7 +146,7 @@ def figure(ws: Workspace, lines: list[bytes], rounds: int, repeat: int) -> Secti
         repeated[f"repeated {label}"] = lambda again=again: [decode(x) for x in again]
     s = {
         name: _per_message(sample, name)
-        for name, sample in interleave(cases, rounds, reported).items()
+        for name, sample in interleave(cases, rounds, paused).items()
     }
     ahead = [_extended(x) for x in lines]
     stream = {
